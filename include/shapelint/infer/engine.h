@@ -1,0 +1,46 @@
+// Symbolic shape and value propagation over a whole model.
+#ifndef SHAPELINT_INFER_ENGINE_H_
+#define SHAPELINT_INFER_ENGINE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "shapelint/infer/facts.h"
+#include "shapelint/ir/model.h"
+
+namespace shapelint::infer {
+
+// A remark about the analysis itself, e.g. an op the engine does not model.
+struct EngineNote {
+  const ir::Graph* graph = nullptr;
+  int node = -1;
+  std::string message;
+};
+
+struct Inference {
+  // Facts for every value of the main graph, keyed by value name (views into the model).
+  absl::flat_hash_map<std::string_view, TensorFact> facts;
+  std::vector<Requirement> requirements;  // in topological order of their nodes
+  std::vector<Origin> origins;            // indexed by OriginId
+  std::vector<InputDim> input_dims;       // every dim of every graph input, in order
+  std::vector<EngineNote> notes;
+
+  const TensorFact* Find(std::string_view value) const {
+    auto it = facts.find(value);
+    return it == facts.end() ? nullptr : &it->second;
+  }
+  const Origin* OriginOf(OriginId id) const {
+    return id >= 0 && id < static_cast<OriginId>(origins.size()) ? &origins[id] : nullptr;
+  }
+  // Names of the symbols that appear in graph-input dims, sorted.
+  std::vector<std::string> InputSymbols() const;
+};
+
+// Runs propagation over the main graph. Never fails: what it cannot model stays unknown.
+Inference Infer(const ir::Model& model);
+
+}  // namespace shapelint::infer
+
+#endif  // SHAPELINT_INFER_ENGINE_H_

@@ -1,0 +1,97 @@
+// What the engine knows about each value, and what each op requires to run.
+#ifndef SHAPELINT_INFER_FACTS_H_
+#define SHAPELINT_INFER_FACTS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::ir {
+class Graph;
+}
+
+namespace shapelint::infer {
+
+// Where a literal number entered the graph. Blame follows these back to the cause.
+struct Origin {
+  enum class Kind {
+    kInitializer,   // an initializer; `name` is its name
+    kConstantNode,  // the value attribute of a Constant node
+    kAttribute,     // an attribute of `node`; `name` is the attribute
+    kShapeOf,       // a static dim read by a Shape node: derived, not a literal
+  };
+  Kind kind;
+  const ir::Graph* graph = nullptr;
+  int node = -1;  // the Constant, Shape or attributed node; -1 for initializers
+  std::string name;
+
+  bool IsLiteral() const { return kind != Kind::kShapeOf; }
+};
+using OriginId = int32_t;
+inline constexpr OriginId kNoOrigin = -1;
+
+// One element of a small integer tensor whose value the engine tracks.
+struct Element {
+  sym::MaybeExpr value;
+  OriginId origin = kNoOrigin;  // set when the value is a constant that came from a literal
+};
+
+struct TensorFact {
+  int32_t elem_type = 0;                             // ONNX TensorProto.DataType; 0 = unknown
+  std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
+  std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
+
+  bool has_rank() const { return shape.has_value(); }
+  int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
+};
+
+// Integer tensors with more elements than this keep their shape but not their values.
+inline constexpr int64_t kMaxTrackedElements = 256;
+
+enum class Relation {
+  kEqual,          // lhs == rhs
+  kBroadcastable,  // lhs == rhs, or either is 1
+  kDivisible,      // lhs mod rhs == 0
+};
+
+enum class RequirementKind {
+  kBroadcast,      // elementwise operands, multidirectional broadcasting
+  kReshapeCount,   // Reshape keeps the element count
+  kInnerDim,       // MatMul / Gemm contraction dims
+  kChannels,       // Conv input channels == weight channels * group
+  kConcatDim,      // Concat operands agree off the concat axis
+  kSqueezeOne,     // Squeeze removes a dim of size 1
+  kDeclaredShape,  // a graph output or value_info declares this dim
+};
+
+// Something that must hold for the graph to run (or to keep its declared shapes).
+struct Requirement {
+  RequirementKind kind;
+  Relation relation;
+  const ir::Graph* graph = nullptr;
+  int node = -1;                // the node that imposes it; for kDeclaredShape, the producer or -1
+  std::string value;            // the value it is about (declared shapes: the declared value)
+  int64_t axis = -1;            // the axis of `value`, when it is about one dim
+  sym::Expr lhs;                // what the graph computes
+  sym::Expr rhs;                // what it must equal (or divide by)
+  OriginId origin = kNoOrigin;  // literal source of rhs, if known
+  std::string what;  // e.g. "inner dimension of MatMul: input 0 axis 1 vs input 1 axis 0"
+};
+
+// Whether `relation` holds for these concrete numbers.
+bool Holds(Relation relation, int64_t lhs, int64_t rhs);
+
+// Where a graph-input dim came from.
+struct InputDim {
+  std::string input;
+  int64_t axis;
+  sym::MaybeExpr dim;      // constant, or expression over symbols
+  bool declared_symbolic;  // dim_param present (or dim left empty), i.e. declared dynamic
+};
+
+}  // namespace shapelint::infer
+
+#endif  // SHAPELINT_INFER_FACTS_H_

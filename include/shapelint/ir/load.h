@@ -1,0 +1,32 @@
+// Reading models from files, standard input and memory.
+#ifndef SHAPELINT_IR_LOAD_H_
+#define SHAPELINT_IR_LOAD_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "shapelint/ir/model.h"
+
+namespace shapelint::ir {
+
+enum class ModelFormat {
+  kAuto,    // ONNX text format if the name ends in .onnxtxt or the bytes start with '<'
+  kBinary,  // serialized ModelProto
+  kText,    // ONNX text format (onnx::OnnxParser)
+};
+
+// Reads and validates the model at `path`; "-" reads standard input. Errors name the path.
+// External-data files are never opened: initializers keep their dtype and dims without them.
+absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
+                                                 ModelFormat format = ModelFormat::kAuto);
+
+// Same, for bytes already in memory. `source` names them in messages.
+absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes,
+                                                          std::string source,
+                                                          ModelFormat format = ModelFormat::kAuto);
+
+}  // namespace shapelint::ir
+
+#endif  // SHAPELINT_IR_LOAD_H_

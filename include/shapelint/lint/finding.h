@@ -1,0 +1,78 @@
+// A finding: what a rule reports, with the evidence that makes it checkable.
+#ifndef SHAPELINT_LINT_FINDING_H_
+#define SHAPELINT_LINT_FINDING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shapelint::lint {
+
+enum class Severity { kNote = 0, kWarning = 1, kError = 2 };
+std::string_view SeverityName(Severity s);  // "note", "warning", "error"
+std::optional<Severity> ParseSeverity(std::string_view name);
+
+// A node of the model, as findings point at it.
+struct NodeRef {
+  std::string name;  // may be empty: ONNX node names are optional
+  std::string op_type;
+  int index = -1;     // position in its graph's node list
+  std::string graph;  // "main", or the path of a subgraph
+  std::string label;  // name, or "<OpType #index>" when unnamed
+};
+
+// Sizes at which a symbol keeps the model working, with the other symbols at their witness.
+struct SymbolRange {
+  std::string symbol;
+  int64_t value = 0;           // the witness value
+  std::optional<int64_t> min;  // nullopt: unbounded
+  std::optional<int64_t> max;
+};
+
+// The sizes at which the model works: a binding under which every pin holds.
+struct Witness {
+  std::vector<SymbolRange> ranges;     // only the symbols the finding involves
+  std::vector<std::string> relations;  // pins over several symbols, e.g. "s0*s1 == 6"
+  std::string summary;                 // e.g. "works only for s2 in [6, 8] and s3 in [6, 7]"
+};
+
+struct ShapeAt {
+  std::string value;
+  std::vector<int64_t> actual;
+  std::optional<std::vector<int64_t>> expected;  // the declared shape, when fully declared
+};
+
+// A binding near the witness at which the model breaks, and how.
+struct Counterexample {
+  std::vector<std::pair<std::string, int64_t>> binding;  // symbol -> size, sorted by symbol
+  // Concrete shapes of the graph inputs that have a dynamic dim.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
+  NodeRef failing_node;          // where it breaks (the node that fails, or the output's producer)
+  std::string failure;           // "Gemm inner dimension: 32768 vs 25088" or an output mismatch
+  std::vector<ShapeAt> outputs;  // graph outputs at this binding (actual vs declared)
+};
+
+struct Note {
+  std::string message;
+  std::optional<NodeRef> node;
+};
+
+struct Finding {
+  std::string rule;  // stable code, e.g. "SL001"
+  std::string name;  // kebab-case rule name
+  Severity severity = Severity::kWarning;
+  std::string message;
+  NodeRef node;
+  std::string attribute;  // attribute or input at fault, e.g. "kernel_shape" or "input 1"
+  std::vector<std::string> symbols;
+  std::optional<Witness> witness;
+  std::optional<Counterexample> counterexample;
+  std::vector<Note> notes;  // blame chain and context, in order
+  std::string fix;          // how to fix it, one sentence
+};
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LINT_FINDING_H_

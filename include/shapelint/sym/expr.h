@@ -1,0 +1,130 @@
+// Symbolic integer expressions over tensor dimensions.
+//
+// An Expr is an immutable, interned expression in canonical form: an integer polynomial whose
+// atoms are symbols and the non-polynomial nodes floor(e / k) (k a positive constant), min and
+// max. Ceiling division and modulo are rewritten into floor division when built:
+//   ceil(e / k) == floor((e + k - 1) / k)      e mod k == e - k * floor(e / k)
+// Division and modulo follow floor semantics (Python's // and %), for negative values too.
+//
+// Because construction canonicalises and interns, two Exprs are equal exactly when their nodes
+// are the same pointer; equality and hashing are O(1).
+//
+// "Unknown" is not part of the algebra: a dimension that is not known is std::nullopt (see
+// MaybeExpr). Every operation that could overflow int64 or exceed the size cap returns
+// std::nullopt instead of a wrong or huge expression.
+#ifndef SHAPELINT_SYM_EXPR_H_
+#define SHAPELINT_SYM_EXPR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace shapelint::sym {
+
+struct ExprNode;  // Interned, owned by the process-wide expression table.
+
+// Values for symbols, by name. Symbols without a value make Evaluate return nullopt.
+class Binding {
+ public:
+  void Set(std::string_view symbol, int64_t value) {
+    values_.insert_or_assign(std::string(symbol), value);
+  }
+  std::optional<int64_t> Get(std::string_view symbol) const {
+    // Heterogeneous lookup without a copy; absl's string_view may differ from std's.
+    auto it = values_.find(absl::string_view(symbol.data(), symbol.size()));
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+  }
+  const absl::flat_hash_map<std::string, int64_t>& values() const { return values_; }
+
+ private:
+  absl::flat_hash_map<std::string, int64_t> values_;
+};
+
+class Expr {
+ public:
+  // The constant 0.
+  Expr();
+  static Expr Constant(int64_t value);
+  // A symbol stands for an unknown integer. Symbols with the same name are the same symbol.
+  static Expr Symbol(std::string_view name);
+
+  std::optional<int64_t> AsConstant() const;
+  bool IsConstant() const { return AsConstant().has_value(); }
+  // The name when this expression is a single symbol (coefficient 1, no constant term).
+  std::optional<std::string_view> AsSymbol() const;
+
+  // Names of all symbols in the expression, sorted and without duplicates.
+  std::vector<std::string> Symbols() const;
+
+  // The value under `binding`; nullopt when a symbol is unbound or int64 overflows.
+  std::optional<int64_t> Evaluate(const Binding& binding) const;
+
+  // Canonical, readable form, e.g. "floor((height - 3) / 3) + 1" or "past_seq + seq".
+  // Parse(ToString()) gives back the same Expr.
+  std::string ToString() const;
+
+  size_t Hash() const;
+  const ExprNode* node() const { return node_; }
+
+  friend bool operator==(Expr a, Expr b) { return a.node_ == b.node_; }
+  friend bool operator!=(Expr a, Expr b) { return a.node_ != b.node_; }
+  template <typename H>
+  friend H AbslHashValue(H h, Expr e) {
+    return H::combine(std::move(h), e.node_);
+  }
+
+ private:
+  explicit Expr(const ExprNode* node) : node_(node) {}
+  friend struct ExprBuilder;
+  const ExprNode* node_;
+};
+
+// A dimension or element value that may be unknown.
+using MaybeExpr = std::optional<Expr>;
+
+// Arithmetic. Any unknown operand gives unknown; so does overflow of a coefficient or an
+// expression larger than kMaxTerms terms.
+MaybeExpr Add(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Sub(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Mul(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Neg(const MaybeExpr& a);
+// floor(a / b), ceil(a / b) and a mod b (floor semantics). When b is not a positive constant,
+// the result is known only if both operands are constants (then b == 0 gives unknown).
+MaybeExpr FloorDiv(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr CeilDiv(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Mod(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Min(const MaybeExpr& a, const MaybeExpr& b);
+MaybeExpr Max(const MaybeExpr& a, const MaybeExpr& b);
+// a / b when b divides a exactly as a polynomial (b a single term, e.g. 2*batch), else unknown.
+// Used where the quotient is known to be exact, such as Reshape's -1.
+MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b);
+
+// True when `e` is >= 0 for every binding of its symbols to non-negative values (tensor dims):
+// non-negative coefficients and constant over atoms that are themselves non-negative. False
+// means "not proven", not "negative".
+bool KnownNonNegative(const Expr& e);
+
+// Cap on the number of terms of a polynomial (and arguments of min/max); past it, unknown.
+inline constexpr size_t kMaxTerms = 64;
+
+// Parses the ToString() syntax and what exporters write into dim_param:
+//   integers, symbols ([A-Za-z_][A-Za-z0-9_.:]* or "double-quoted" for any other name),
+//   + - * ( ), a / k and a // k (floor division), a % k, floor(a / k), ceil(a / k),
+//   min(a, b, ...), max(a, b, ...), mod(a, k).
+absl::StatusOr<Expr> Parse(std::string_view text);
+
+// How to read a dim_param: its expression when it parses, otherwise one symbol with the whole
+// string as its name (a dim_param is only a name to ONNX).
+Expr FromDimParam(std::string_view dim_param);
+
+}  // namespace shapelint::sym
+
+#endif  // SHAPELINT_SYM_EXPR_H_

@@ -1,0 +1,256 @@
+// Elementwise ops: unary ops keep their input's shape; n-ary ops broadcast multidirectionally
+// (numpy rules) and, for small integer tensors, compute values element by element.
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "infer/op_context.h"
+#include "infer/ops.h"
+
+namespace shapelint::infer {
+namespace {
+
+using sym::Expr;
+using sym::MaybeExpr;
+using BinaryFn = std::function<MaybeExpr(const MaybeExpr&, const MaybeExpr&)>;
+
+// Broadcast result dim for one axis, given the operands' dims there (nullopt where an operand
+// has no such axis). Records that the operands must be compatible.
+MaybeExpr BroadcastAxis(OpContext& ctx, const std::vector<std::optional<MaybeExpr>>& dims,
+                        int64_t out_axis) {
+  std::vector<Expr> non_one;
+  bool unknown = false;
+  for (const auto& d : dims) {
+    if (!d) continue;  // operand too short: implicitly 1
+    if (!*d) {
+      unknown = true;
+      continue;
+    }
+    if ((*d)->AsConstant() == 1) continue;
+    if (std::find(non_one.begin(), non_one.end(), **d) == non_one.end()) {
+      non_one.push_back(**d);
+    }
+  }
+  for (size_t i = 1; i < non_one.size(); ++i) {
+    ctx.Require(RequirementKind::kBroadcast, Relation::kBroadcastable, non_one[0], non_one[i],
+                absl::StrCat(ctx.node().op_type(), " operands broadcast at output axis ", out_axis),
+                kNoOrigin, out_axis);
+  }
+  if (unknown) {
+    // An unknown operand dim may still be 1; the result is known only if another operand
+    // fixes it to something other than 1.
+    return std::nullopt;
+  }
+  if (non_one.empty()) return Expr::Constant(1);
+  if (non_one.size() == 1) return non_one[0];
+  // Valid broadcasting leaves each symbolic dim equal to the rest or 1: a constant other than
+  // 1 decides the result, otherwise the largest operand does.
+  for (const Expr& e : non_one) {
+    if (e.IsConstant()) return e;
+  }
+  MaybeExpr result = non_one[0];
+  for (size_t i = 1; i < non_one.size(); ++i) result = sym::Max(result, non_one[i]);
+  return result;
+}
+
+std::optional<Dims> BroadcastShapes(OpContext& ctx, const std::vector<const TensorFact*>& ins) {
+  size_t rank = 0;
+  for (const TensorFact* f : ins) {
+    if (!f->shape) return std::nullopt;
+    rank = std::max(rank, f->shape->size());
+  }
+  Dims out(rank);
+  for (size_t axis = 0; axis < rank; ++axis) {
+    std::vector<std::optional<MaybeExpr>> dims;
+    for (const TensorFact* f : ins) {
+      size_t r = f->shape->size();
+      if (axis + r < rank) {
+        dims.push_back(std::nullopt);
+      } else {
+        dims.push_back((*f->shape)[axis + r - rank]);
+      }
+    }
+    out[axis] = BroadcastAxis(ctx, dims, static_cast<int64_t>(axis));
+  }
+  return out;
+}
+
+// Index of the element of an operand with `shape` that feeds output element `flat`.
+int64_t SourceIndex(int64_t flat, const std::vector<int64_t>& out_shape,
+                    const std::vector<int64_t>& shape) {
+  int64_t index = 0, stride = 1;
+  const size_t offset = out_shape.size() - shape.size();
+  for (size_t k = out_shape.size(); k-- > 0;) {
+    int64_t coord = flat % out_shape[k];
+    flat /= out_shape[k];
+    if (k < offset) continue;
+    int64_t dim = shape[k - offset];
+    if (dim != 1) index += coord * stride;
+    stride *= dim;
+  }
+  return index;
+}
+
+std::optional<std::vector<int64_t>> ConstShape(const TensorFact& f) {
+  if (!f.shape) return std::nullopt;
+  std::vector<int64_t> s;
+  for (const auto& d : *f.shape) {
+    auto c = d ? d->AsConstant() : std::nullopt;
+    if (!c) return std::nullopt;
+    s.push_back(*c);
+  }
+  return s;
+}
+
+// Elementwise values over broadcast operands, when every operand's values are tracked.
+std::optional<std::vector<Element>> BroadcastValues(
+    const std::vector<const TensorFact*>& ins, const Dims& out_dims,
+    const std::function<Element(const std::vector<const Element*>&)>& fn) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (const TensorFact* f : ins) {
+    auto s = ConstShape(*f);
+    if (!f->values || !s) return std::nullopt;
+    shapes.push_back(*s);
+  }
+  auto out_count = ConstantElementCount(out_dims);
+  if (!out_count || *out_count > kMaxTrackedElements) return std::nullopt;
+  std::vector<int64_t> out_shape;
+  for (const auto& d : out_dims) out_shape.push_back(*d->AsConstant());
+  std::vector<Element> out;
+  out.reserve(*out_count);
+  for (int64_t i = 0; i < *out_count; ++i) {
+    std::vector<const Element*> args;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      int64_t src = SourceIndex(i, out_shape, shapes[k]);
+      if (src >= static_cast<int64_t>(ins[k]->values->size())) return std::nullopt;
+      args.push_back(&(*ins[k]->values)[src]);
+    }
+    out.push_back(fn(args));
+  }
+  return out;
+}
+
+// A computed element is a literal only if it is constant; it keeps a literal operand's origin.
+Element Combine(const MaybeExpr& value, const std::vector<const Element*>& args) {
+  Element e{value, kNoOrigin};
+  if (!value || !value->IsConstant()) return e;
+  for (const Element* a : args) {
+    if (a->origin != kNoOrigin) {
+      e.origin = a->origin;
+      break;
+    }
+  }
+  return e;
+}
+
+MaybeExpr CompareValues(const std::string& op, const MaybeExpr& a, const MaybeExpr& b) {
+  if (!a || !b) return std::nullopt;
+  if (op == "Equal" && *a == *b) return Expr::Constant(1);
+  auto x = a->AsConstant(), y = b->AsConstant();
+  if (!x || !y) return std::nullopt;
+  bool r = op == "Equal"         ? *x == *y
+           : op == "Less"        ? *x < *y
+           : op == "Greater"     ? *x > *y
+           : op == "LessOrEqual" ? *x <= *y
+                                 : *x >= *y;
+  return Expr::Constant(r ? 1 : 0);
+}
+
+BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {
+  if (op == "Add") return sym::Add;
+  if (op == "Sub") return sym::Sub;
+  if (op == "Mul") return sym::Mul;
+  // Integer Div truncates toward zero; for the non-negative sizes it carries, that is floor.
+  if (op == "Div" && IsIntegerType(elem_type)) {
+    return [](const MaybeExpr& a, const MaybeExpr& b) -> MaybeExpr {
+      auto x = a ? a->AsConstant() : std::nullopt;
+      auto y = b ? b->AsConstant() : std::nullopt;
+      if (x && y) {
+        if (*y == 0 || (*x == INT64_MIN && *y == -1)) return std::nullopt;
+        return Expr::Constant(*x / *y);
+      }
+      return sym::FloorDiv(a, b);
+    };
+  }
+  if (op == "Mod") {
+    return [](const MaybeExpr& a, const MaybeExpr& b) { return sym::Mod(a, b); };
+  }
+  if (op == "Min") return sym::Min;
+  if (op == "Max") return sym::Max;
+  if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+      op == "GreaterOrEqual") {
+    return [op](const MaybeExpr& a, const MaybeExpr& b) { return CompareValues(op, a, b); };
+  }
+  return nullptr;
+}
+
+bool IsComparison(const std::string& op) {
+  return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+         op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor";
+}
+
+}  // namespace
+
+void InferUnary(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  y.shape = x.shape;
+  const std::string& op = ctx.node().op_type();
+  if (op == "Not" || op == "IsNaN" || op == "IsInf")
+    y.elem_type = ONNX_NAMESPACE::TensorProto::BOOL;
+  if (!x.values) return;
+  if (op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Round" || op == "Not") {
+    std::vector<Element> vals;
+    for (const Element& e : *x.values) {
+      MaybeExpr v;
+      if (op == "Neg") {
+        v = sym::Neg(e.value);
+      } else if (auto c = e.value ? e.value->AsConstant() : std::nullopt) {
+        if (op == "Abs") v = (*c == INT64_MIN) ? MaybeExpr() : Expr::Constant(*c < 0 ? -*c : *c);
+        if (op == "Not") v = Expr::Constant(*c == 0 ? 1 : 0);
+        if (op == "Floor" || op == "Ceil" || op == "Round") v = e.value;  // integral already
+      } else if (op == "Floor" || op == "Ceil" || op == "Round") {
+        v = e.value;
+      }
+      vals.push_back(Combine(v, {&e}));
+    }
+    y.values = std::move(vals);
+  }
+}
+
+void InferElementwise(OpContext& ctx) {
+  std::vector<const TensorFact*> ins;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.in(i));
+  if (ins.empty()) return;
+  const std::string& op = ctx.node().op_type();
+  TensorFact& y = ctx.out(0);
+  y.elem_type = IsComparison(op) ? ONNX_NAMESPACE::TensorProto::BOOL : ins[0]->elem_type;
+  if (op == "Pow" || op == "BitShift") y.elem_type = ins[0]->elem_type;
+  auto shape = BroadcastShapes(ctx, ins);
+  if (!shape) return;
+  y.shape = *shape;
+  BinaryFn fn = ValueFunction(op, ins[0]->elem_type);
+  if (!fn) return;
+  y.values = BroadcastValues(ins, *shape, [&](const std::vector<const Element*>& args) {
+    MaybeExpr v = args[0]->value;
+    for (size_t k = 1; k < args.size(); ++k) v = fn(v, args[k]->value);
+    return Combine(v, args);
+  });
+}
+
+void InferWhere(OpContext& ctx) {
+  std::vector<const TensorFact*> ins = {&ctx.in(0), &ctx.in(1), &ctx.in(2)};
+  TensorFact& y = ctx.out(0);
+  y.elem_type = ins[1]->elem_type ? ins[1]->elem_type : ins[2]->elem_type;
+  auto shape = BroadcastShapes(ctx, ins);
+  if (!shape) return;
+  y.shape = *shape;
+  y.values = BroadcastValues(ins, *shape, [](const std::vector<const Element*>& args) {
+    auto c = args[0]->value ? args[0]->value->AsConstant() : std::nullopt;
+    if (!c) return Element{};
+    return *c != 0 ? *args[1] : *args[2];
+  });
+}
+
+}  // namespace shapelint::infer

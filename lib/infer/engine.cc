@@ -1,0 +1,182 @@
+#include "shapelint/infer/engine.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "infer/op_context.h"
+
+namespace shapelint::infer {
+namespace {
+
+using ONNX_NAMESPACE::TensorShapeProto;
+using ONNX_NAMESPACE::ValueInfoProto;
+
+// The dim a declaration states, or nullopt when it states none ("?" or no shape).
+sym::MaybeExpr DeclaredDim(const TensorShapeProto::Dimension& d) {
+  if (d.has_dim_value()) {
+    if (d.dim_value() < 0) return std::nullopt;
+    return sym::Expr::Constant(d.dim_value());
+  }
+  if (d.has_dim_param() && !d.dim_param().empty()) return sym::FromDimParam(d.dim_param());
+  return std::nullopt;
+}
+
+const TensorShapeProto* DeclaredShape(const ValueInfoProto* vi) {
+  if (vi == nullptr || !vi->type().has_tensor_type()) return nullptr;
+  if (!vi->type().tensor_type().has_shape()) return nullptr;
+  return &vi->type().tensor_type().shape();
+}
+
+class Propagator {
+ public:
+  Propagator(const ir::Model& model, Inference& out) : model_(model), out_(out) {}
+
+  void Run() {
+    const ir::Graph& g = model_.graph();
+    SeedInputs(g);
+    for (int i : g.topological_order()) InferNode(g, i);
+    CheckDeclarations(g);
+  }
+
+ private:
+  void SeedInputs(const ir::Graph& g) {
+    const auto& proto = g.proto();
+    for (const auto& t : proto.initializer()) {
+      Origin o{Origin::Kind::kInitializer, &g, -1, t.name()};
+      out_.origins.push_back(o);
+      out_.facts[t.name()] = FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
+    }
+    for (const ValueInfoProto& vi : proto.input()) {
+      if (g.Initializer(vi.name()) != nullptr) continue;  // an initializer with a default value
+      TensorFact f;
+      if (vi.type().has_tensor_type()) {
+        f.elem_type = vi.type().tensor_type().elem_type();
+        if (const TensorShapeProto* s = DeclaredShape(&vi)) {
+          std::vector<sym::MaybeExpr> dims;
+          for (int axis = 0; axis < s->dim_size(); ++axis) {
+            const auto& d = s->dim(axis);
+            sym::MaybeExpr dim = DeclaredDim(d);
+            bool symbolic = !d.has_dim_value();
+            // An unnamed dynamic dim gets a symbol of its own, named after its place.
+            if (!dim && symbolic) dim = sym::Expr::Symbol(absl::StrCat(vi.name(), ":", axis));
+            dims.push_back(dim);
+            out_.input_dims.push_back({vi.name(), axis, dim, symbolic});
+          }
+          f.shape = std::move(dims);
+        }
+      }
+      out_.facts[vi.name()] = std::move(f);
+    }
+    for (const InputDim& d : out_.input_dims) {
+      if (!d.dim) continue;
+      for (auto& s : d.dim->Symbols()) input_symbols_.insert(s);
+    }
+  }
+
+  void InferNode(const ir::Graph& g, int index) {
+    const auto& node = g.node(index);
+    std::vector<const TensorFact*> inputs;
+    for (const auto& name : node.input()) {
+      inputs.push_back(name.empty() ? nullptr : out_.Find(name));
+    }
+    std::vector<TensorFact> outputs(node.output_size());
+    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+    OpInferFn fn = default_domain ? FindOp(node.op_type()) : nullptr;
+    OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs);
+    if (fn != nullptr) {
+      fn(ctx);
+    } else {
+      ctx.Unsupported(absl::StrCat("op ", node.domain().empty() ? "" : node.domain() + ".",
+                                   node.op_type(),
+                                   " is not modelled yet; its outputs are treated as unknown"));
+    }
+    for (int k = 0; k < node.output_size(); ++k) {
+      if (node.output(k).empty()) continue;
+      TensorFact& f = outputs[k];
+      AdoptDeclaration(g, node.output(k), f);
+      out_.facts[node.output(k)] = std::move(f);
+    }
+  }
+
+  // Where the engine knows less than the model declares, take the declaration: it keeps
+  // what follows an unmodelled op analysable. Requirements still compare both where both exist.
+  void AdoptDeclaration(const ir::Graph& g, const std::string& value, TensorFact& f) {
+    const ValueInfoProto* vi = g.ValueInfo(value);
+    if (vi == nullptr) vi = g.Output(value);
+    if (vi == nullptr || !vi->type().has_tensor_type()) return;
+    if (f.elem_type == 0) f.elem_type = vi->type().tensor_type().elem_type();
+    const TensorShapeProto* s = DeclaredShape(vi);
+    if (s == nullptr || f.shape) return;
+    std::vector<sym::MaybeExpr> dims;
+    for (const auto& d : s->dim()) dims.push_back(DeclaredDim(d));
+    f.shape = std::move(dims);
+    adopted_.insert(value);
+  }
+
+  // A declared dim is a promise when it is a number or an expression over input symbols;
+  // names an exporter invents for intermediate dims ("unk__3") promise nothing.
+  bool IsPromise(const sym::Expr& declared) const {
+    for (const auto& s : declared.Symbols()) {
+      if (!input_symbols_.contains(s)) return false;
+    }
+    return true;
+  }
+
+  void CheckDeclarations(const ir::Graph& g) {
+    auto check = [&](const ValueInfoProto& vi, const char* where) {
+      if (adopted_.contains(vi.name()) || g.Input(vi.name()) != nullptr) return;
+      const TensorFact* f = out_.Find(vi.name());
+      const TensorShapeProto* s = DeclaredShape(&vi);
+      if (f == nullptr || !f->shape || s == nullptr) return;
+      if (static_cast<int>(f->shape->size()) != s->dim_size()) return;
+      for (int axis = 0; axis < s->dim_size(); ++axis) {
+        sym::MaybeExpr declared = DeclaredDim(s->dim(axis));
+        const sym::MaybeExpr& computed = (*f->shape)[axis];
+        if (!declared || !computed || *declared == *computed || !IsPromise(*declared)) continue;
+        Requirement req;
+        req.kind = RequirementKind::kDeclaredShape;
+        req.relation = Relation::kEqual;
+        req.graph = &g;
+        req.node = g.Producer(vi.name());
+        req.value = vi.name();
+        req.axis = axis;
+        req.lhs = *computed;
+        req.rhs = *declared;
+        req.what = absl::StrCat(where, " '", vi.name(), "' declares axis ", axis, " as ",
+                                declared->ToString());
+        out_.requirements.push_back(std::move(req));
+      }
+    };
+    for (const auto& vi : g.proto().value_info()) check(vi, "value_info");
+    for (const auto& vi : g.proto().output()) check(vi, "graph output");
+  }
+
+  const ir::Model& model_;
+  Inference& out_;
+  absl::flat_hash_set<std::string> input_symbols_;
+  absl::flat_hash_set<std::string_view> adopted_;
+};
+
+}  // namespace
+
+std::vector<std::string> Inference::InputSymbols() const {
+  absl::flat_hash_set<std::string> seen;
+  std::vector<std::string> names;
+  for (const InputDim& d : input_dims) {
+    if (!d.dim) continue;
+    for (auto& s : d.dim->Symbols()) {
+      if (seen.insert(s).second) names.push_back(s);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Inference Infer(const ir::Model& model) {
+  Inference result;
+  Propagator(model, result).Run();
+  return result;
+}
+
+}  // namespace shapelint::infer

@@ -1,0 +1,232 @@
+#include "infer/op_context.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "shapelint/ir/model.h"
+
+namespace shapelint::infer {
+namespace {
+
+using ONNX_NAMESPACE::AttributeProto;
+using ONNX_NAMESPACE::TensorProto;
+
+template <typename T>
+std::optional<std::vector<Element>> FromRaw(const std::string& raw, int64_t count,
+                                            OriginId origin) {
+  if (raw.size() != static_cast<size_t>(count) * sizeof(T)) return std::nullopt;
+  std::vector<Element> out;
+  out.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    T v;
+    std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));  // raw_data is little-endian
+    out.push_back({sym::Expr::Constant(static_cast<int64_t>(v)), origin});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool Holds(Relation relation, int64_t lhs, int64_t rhs) {
+  switch (relation) {
+    case Relation::kEqual:
+      return lhs == rhs;
+    case Relation::kBroadcastable:
+      return lhs == rhs || lhs == 1 || rhs == 1;
+    case Relation::kDivisible:
+      return rhs != 0 && lhs % rhs == 0;
+  }
+  return false;
+}
+
+const TensorFact& OpContext::in(size_t i) const {
+  static const TensorFact kUnknown;
+  return has_input(i) ? *inputs_[i] : kUnknown;
+}
+
+const AttributeProto* OpContext::Attr(std::string_view name) const {
+  for (const auto& a : node().attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
+  const AttributeProto* a = Attr(name);
+  if (a == nullptr || a->type() != AttributeProto::INT) return std::nullopt;
+  return a->i();
+}
+
+int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
+  return AttrInt(name).value_or(fallback);
+}
+
+std::optional<std::vector<int64_t>> OpContext::AttrInts(std::string_view name) const {
+  const AttributeProto* a = Attr(name);
+  if (a == nullptr || a->type() != AttributeProto::INTS) return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::optional<std::string> OpContext::AttrString(std::string_view name) const {
+  const AttributeProto* a = Attr(name);
+  if (a == nullptr || a->type() != AttributeProto::STRING) return std::nullopt;
+  return a->s();
+}
+
+std::optional<std::vector<int64_t>> OpContext::ConstInts(size_t i) const {
+  const TensorFact& f = in(i);
+  if (!f.values) return std::nullopt;
+  std::vector<int64_t> out;
+  out.reserve(f.values->size());
+  for (const Element& e : *f.values) {
+    auto c = e.value ? e.value->AsConstant() : std::nullopt;
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+OriginId OpContext::AddOrigin(Origin origin) {
+  inference_.origins.push_back(std::move(origin));
+  return static_cast<OriginId>(inference_.origins.size() - 1);
+}
+
+bool OpContext::Require(RequirementKind kind, Relation relation, const sym::MaybeExpr& lhs,
+                        const sym::MaybeExpr& rhs, std::string what, OriginId origin,
+                        int64_t axis) {
+  if (!lhs || !rhs) return true;  // unknown: nothing to check, nothing to claim
+  if (*lhs == *rhs) return true;
+  auto l = lhs->AsConstant();
+  auto r = rhs->AsConstant();
+  if (relation == Relation::kBroadcastable && (l == 1 || r == 1)) return true;
+  if (relation == Relation::kDivisible && r == 1) return true;
+  bool holds = true;
+  if (l && r) {
+    holds = Holds(relation, *l, *r);
+    if (holds) return true;
+  }
+  Requirement req;
+  req.kind = kind;
+  req.relation = relation;
+  req.graph = &graph_;
+  req.node = node_index_;
+  req.value = node().output_size() > 0 ? node().output(0) : "";
+  req.axis = axis;
+  req.lhs = *lhs;
+  req.rhs = *rhs;
+  req.origin = origin;
+  req.what = std::move(what);
+  inference_.requirements.push_back(std::move(req));
+  return holds;
+}
+
+void OpContext::Unsupported(std::string_view reason) {
+  for (const EngineNote& n : inference_.notes) {
+    if (n.node >= 0 && n.graph != nullptr && n.graph->node(n.node).op_type() == node().op_type()) {
+      return;
+    }
+  }
+  inference_.notes.push_back({&graph_, node_index_, std::string(reason)});
+}
+
+bool IsIntegerType(int32_t t) {
+  switch (t) {
+    case TensorProto::INT8:
+    case TensorProto::INT16:
+    case TensorProto::INT32:
+    case TensorProto::INT64:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+    case TensorProto::BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+sym::MaybeExpr Product(const Dims& dims, size_t begin, size_t end) {
+  sym::MaybeExpr p = sym::Expr::Constant(1);
+  for (size_t i = begin; i < dims.size() && i < end; ++i) p = sym::Mul(p, dims[i]);
+  return p;
+}
+
+std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::optional<int64_t> ConstantElementCount(const Dims& dims) {
+  int64_t n = 1;
+  for (const auto& d : dims) {
+    auto c = d ? d->AsConstant() : std::nullopt;
+    if (!c || *c < 0 || __builtin_mul_overflow(n, *c, &n)) return std::nullopt;
+  }
+  return n;
+}
+
+std::optional<std::vector<Element>> ReadIntegerTensor(const TensorProto& t, OriginId origin) {
+  if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;  // never opened
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  }
+  if (count > kMaxTrackedElements) return std::nullopt;
+  const bool raw = t.has_raw_data();
+  std::vector<Element> out;
+  switch (t.data_type()) {
+    case TensorProto::INT64:
+      if (raw) return FromRaw<int64_t>(t.raw_data(), count, origin);
+      if (t.int64_data_size() != count) return std::nullopt;
+      for (int64_t v : t.int64_data()) out.push_back({sym::Expr::Constant(v), origin});
+      return out;
+    case TensorProto::INT32:
+      if (raw) return FromRaw<int32_t>(t.raw_data(), count, origin);
+      break;
+    case TensorProto::INT16:
+      if (raw) return FromRaw<int16_t>(t.raw_data(), count, origin);
+      break;
+    case TensorProto::INT8:
+      if (raw) return FromRaw<int8_t>(t.raw_data(), count, origin);
+      break;
+    case TensorProto::UINT8:
+    case TensorProto::BOOL:
+      if (raw) return FromRaw<uint8_t>(t.raw_data(), count, origin);
+      break;
+    case TensorProto::UINT16:
+      if (raw) return FromRaw<uint16_t>(t.raw_data(), count, origin);
+      break;
+    case TensorProto::UINT32:
+      if (raw) return FromRaw<uint32_t>(t.raw_data(), count, origin);
+      if (t.uint64_data_size() != count) return std::nullopt;
+      for (uint64_t v : t.uint64_data()) {
+        out.push_back({sym::Expr::Constant(static_cast<int64_t>(v)), origin});
+      }
+      return out;
+    default:
+      return std::nullopt;
+  }
+  // Small integer types other than int64 share int32_data when not raw.
+  if (t.int32_data_size() != count) return std::nullopt;
+  for (int32_t v : t.int32_data()) out.push_back({sym::Expr::Constant(v), origin});
+  return out;
+}
+
+TensorFact FactFromTensor(const TensorProto& t, OriginId origin) {
+  TensorFact f;
+  f.elem_type = t.data_type();
+  Dims dims;
+  for (int64_t d : t.dims()) {
+    if (d < 0) {
+      dims.push_back(std::nullopt);
+    } else {
+      dims.push_back(sym::Expr::Constant(d));
+    }
+  }
+  f.shape = std::move(dims);
+  if (IsIntegerType(t.data_type())) f.values = ReadIntegerTensor(t, origin);
+  return f;
+}
+
+}  // namespace shapelint::infer

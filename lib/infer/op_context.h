@@ -1,0 +1,96 @@
+// The view an op's inference function gets of one node: input facts, attributes, output facts
+// to fill, and a way to record requirements. Op functions are pure apart from this context.
+#ifndef SHAPELINT_LIB_INFER_OP_CONTEXT_H_
+#define SHAPELINT_LIB_INFER_OP_CONTEXT_H_
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shapelint/infer/engine.h"
+#include "shapelint/infer/facts.h"
+
+namespace shapelint::infer {
+
+using Dims = std::vector<sym::MaybeExpr>;
+
+class OpContext {
+ public:
+  OpContext(const ir::Graph& graph, int node, int64_t opset, Inference& inference,
+            std::vector<const TensorFact*> inputs, std::vector<TensorFact>& outputs)
+      : graph_(graph),
+        node_index_(node),
+        opset_(opset),
+        inference_(inference),
+        inputs_(std::move(inputs)),
+        outputs_(outputs) {}
+
+  const ONNX_NAMESPACE::NodeProto& node() const { return graph_.node(node_index_); }
+  int node_index() const { return node_index_; }
+  const ir::Graph& graph() const { return graph_; }
+  // Opset version of the node's domain.
+  int64_t opset() const { return opset_; }
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // True when input `i` is present (not omitted and not an empty name).
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr; }
+  // The fact for input `i`; an unknown fact when absent.
+  const TensorFact& in(size_t i) const;
+  size_t num_outputs() const { return outputs_.size(); }
+  TensorFact& out(size_t i) { return outputs_[i]; }
+
+  const ONNX_NAMESPACE::AttributeProto* Attr(std::string_view name) const;
+  std::optional<int64_t> AttrInt(std::string_view name) const;
+  int64_t AttrInt(std::string_view name, int64_t fallback) const;
+  std::optional<std::vector<int64_t>> AttrInts(std::string_view name) const;
+  std::optional<std::string> AttrString(std::string_view name) const;
+
+  // Constant integer values of input `i`, when every element is a known constant.
+  std::optional<std::vector<int64_t>> ConstInts(size_t i) const;
+
+  OriginId AddOrigin(Origin origin);
+  const Origin* origin(OriginId id) const { return inference_.OriginOf(id); }
+  // Records a requirement unless it trivially holds. Returns false if it is already known
+  // to fail (both sides constant and the relation false).
+  bool Require(RequirementKind kind, Relation relation, const sym::MaybeExpr& lhs,
+               const sym::MaybeExpr& rhs, std::string what, OriginId origin = kNoOrigin,
+               int64_t axis = -1);
+
+  // Notes that the op's output stays unknown for `reason` (at most one note per op type).
+  void Unsupported(std::string_view reason);
+
+ private:
+  const ir::Graph& graph_;
+  int node_index_;
+  int64_t opset_;
+  Inference& inference_;
+  std::vector<const TensorFact*> inputs_;
+  std::vector<TensorFact>& outputs_;
+};
+
+using OpInferFn = void (*)(OpContext& ctx);
+
+// The inference function for a default-domain op, or nullptr when the op is not modelled.
+OpInferFn FindOp(std::string_view op_type);
+
+// Helpers shared by the op families.
+bool IsIntegerType(int32_t elem_type);
+// Product of dims; unknown if any is unknown.
+sym::MaybeExpr Product(const Dims& dims, size_t begin = 0, size_t end = SIZE_MAX);
+// Normalises a possibly negative axis against `rank`; nullopt when out of range.
+std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+// Element count when every dim is a constant.
+std::optional<int64_t> ConstantElementCount(const Dims& dims);
+// Reads an integer TensorProto's values if small enough; `origin` is attached to each.
+std::optional<std::vector<Element>> ReadIntegerTensor(const ONNX_NAMESPACE::TensorProto& tensor,
+                                                      OriginId origin);
+// Fact for a TensorProto (dtype, dims, and values of small integer tensors).
+TensorFact FactFromTensor(const ONNX_NAMESPACE::TensorProto& tensor, OriginId origin);
+
+}  // namespace shapelint::infer
+
+#endif  // SHAPELINT_LIB_INFER_OP_CONTEXT_H_

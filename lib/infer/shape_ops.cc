@@ -1,0 +1,388 @@
+// Ops that compute or rearrange shapes: Shape, Gather, Unsqueeze, Squeeze, Concat, Slice,
+// Reshape, Flatten, Transpose. Values of the small integer tensors they carry are propagated
+// exactly, which is what tells a Reshape target built from Shape apart from a literal one.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "infer/op_context.h"
+#include "infer/ops.h"
+
+namespace shapelint::infer {
+namespace {
+
+using sym::Expr;
+using sym::MaybeExpr;
+
+// Past this magnitude a Slice bound means "to the end" (exporters write INT64_MAX or 2^31-1).
+constexpr int64_t kSliceToEnd = int64_t{1} << 31;
+
+// Axes from an attribute (older opsets) or from input `input` (newer ones).
+std::optional<std::vector<int64_t>> AxesOf(OpContext& ctx, int64_t input_since_opset,
+                                           size_t input) {
+  if (ctx.opset() >= input_since_opset) {
+    if (!ctx.has_input(input)) return std::vector<int64_t>{};
+    return ctx.ConstInts(input);
+  }
+  auto axes = ctx.AttrInts("axes");
+  return axes ? axes : std::vector<int64_t>{};
+}
+
+}  // namespace
+
+void InferShape(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = ONNX_NAMESPACE::TensorProto::INT64;
+  if (!x.shape) {
+    y.shape = Dims{std::nullopt};
+    return;
+  }
+  const int64_t rank = x.rank();
+  int64_t start = ctx.opset() >= 15 ? ctx.AttrInt("start", 0) : 0;
+  int64_t end = ctx.opset() >= 15 ? ctx.AttrInt("end", rank) : rank;
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  y.shape = Dims{Expr::Constant(end - start)};
+  std::vector<Element> vals;
+  OriginId origin = kNoOrigin;
+  for (int64_t i = start; i < end; ++i) {
+    const MaybeExpr& d = (*x.shape)[i];
+    Element e{d, kNoOrigin};
+    if (d && d->IsConstant()) {
+      // A static dim read from the graph is derived, not baked: remember where it was read.
+      if (origin == kNoOrigin) {
+        origin = ctx.AddOrigin({Origin::Kind::kShapeOf, &ctx.graph(), ctx.node_index(), ""});
+      }
+      e.origin = origin;
+    }
+    vals.push_back(e);
+  }
+  y.values = std::move(vals);
+}
+
+void InferGather(OpContext& ctx) {
+  const TensorFact& data = ctx.in(0);
+  const TensorFact& indices = ctx.in(1);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = data.elem_type;
+  if (!data.shape || !indices.shape) return;
+  auto axis = NormalizeAxis(ctx.AttrInt("axis", 0), data.rank());
+  if (!axis) return;
+  Dims out(data.shape->begin(), data.shape->begin() + *axis);
+  out.insert(out.end(), indices.shape->begin(), indices.shape->end());
+  out.insert(out.end(), data.shape->begin() + *axis + 1, data.shape->end());
+  y.shape = out;
+  // Values: gathering from a 1-D tensor (the Shape -> Gather idiom) or a scalar-indexed row.
+  auto idx = ctx.ConstInts(1);
+  if (!data.values || !idx || data.rank() != 1) return;
+  const int64_t n = static_cast<int64_t>(data.values->size());
+  std::vector<Element> vals;
+  for (int64_t i : *idx) {
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) return;  // out of range: the op fails; leave it unknown
+    vals.push_back((*data.values)[i]);
+  }
+  y.values = std::move(vals);
+}
+
+void InferUnsqueeze(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  y.values = x.values;  // same elements, same order
+  auto axes = AxesOf(ctx, 13, 1);
+  if (!x.shape || !axes) return;
+  const int64_t out_rank = x.rank() + static_cast<int64_t>(axes->size());
+  std::vector<bool> inserted(out_rank, false);
+  for (int64_t a : *axes) {
+    auto n = NormalizeAxis(a, out_rank);
+    if (!n || inserted[*n]) return;
+    inserted[*n] = true;
+  }
+  Dims out;
+  size_t next = 0;
+  for (int64_t i = 0; i < out_rank; ++i) {
+    out.push_back(inserted[i] ? MaybeExpr(Expr::Constant(1)) : (*x.shape)[next++]);
+  }
+  y.shape = std::move(out);
+}
+
+void InferSqueeze(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  y.values = x.values;
+  auto axes = AxesOf(ctx, 13, 1);
+  if (!x.shape || !axes) return;
+  std::vector<bool> drop(x.rank(), false);
+  if (axes->empty()) {
+    // Without axes every dim of size 1 goes; a symbolic dim might be 1, so the rank is unknown.
+    for (int64_t i = 0; i < x.rank(); ++i) {
+      const MaybeExpr& d = (*x.shape)[i];
+      auto c = d ? d->AsConstant() : std::nullopt;
+      if (!c) return;
+      drop[i] = *c == 1;
+    }
+  } else {
+    for (int64_t a : *axes) {
+      auto n = NormalizeAxis(a, x.rank());
+      if (!n) return;
+      drop[*n] = true;
+      ctx.Require(RequirementKind::kSqueezeOne, Relation::kEqual, (*x.shape)[*n], Expr::Constant(1),
+                  absl::StrCat("Squeeze removes axis ", *n, ", which must have size 1"), kNoOrigin,
+                  *n);
+    }
+  }
+  Dims out;
+  for (int64_t i = 0; i < x.rank(); ++i) {
+    if (!drop[i]) out.push_back((*x.shape)[i]);
+  }
+  y.shape = std::move(out);
+}
+
+void InferConcat(OpContext& ctx) {
+  TensorFact& y = ctx.out(0);
+  y.elem_type = ctx.in(0).elem_type;
+  int64_t rank = -1;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.in(i).shape) return;
+    if (rank < 0) rank = ctx.in(i).rank();
+    if (ctx.in(i).rank() != rank) return;
+  }
+  if (rank < 0) return;
+  auto axis = NormalizeAxis(ctx.AttrInt("axis", 0), rank);
+  if (!axis) return;
+  Dims out = *ctx.in(0).shape;
+  out[*axis] = Expr::Constant(0);
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const Dims& s = *ctx.in(i).shape;
+    out[*axis] = sym::Add(out[*axis], s[*axis]);
+    for (int64_t k = 0; k < rank; ++k) {
+      if (k == *axis || i == 0) continue;
+      ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, s[k], (*ctx.in(0).shape)[k],
+                  absl::StrCat("Concat input ", i, " axis ", k, " vs input 0"), kNoOrigin, k);
+      if (!out[k]) out[k] = s[k];
+    }
+  }
+  y.shape = out;
+  if (rank != 1) return;
+  std::vector<Element> vals;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.in(i).values) return;
+    vals.insert(vals.end(), ctx.in(i).values->begin(), ctx.in(i).values->end());
+  }
+  if (static_cast<int64_t>(vals.size()) <= kMaxTrackedElements) y.values = std::move(vals);
+}
+
+namespace {
+
+// max(len, 0), written as len where len cannot be negative.
+MaybeExpr ClampAtZero(const MaybeExpr& len) {
+  if (len && sym::KnownNonNegative(*len)) return len;
+  return sym::Max(len, Expr::Constant(0));
+}
+
+// Length of x[start:end:step] along a dim of size `d`, with ONNX's clamping.
+MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExpr& end,
+                      int64_t step) {
+  if (!d || !start || !end || step == 0) return std::nullopt;
+  auto s = start->AsConstant();
+  auto e = end->AsConstant();
+  if (step > 0) {
+    // Symbolic bounds come from shapes and are non-negative.
+    MaybeExpr lo = !s ? sym::Min(start, d)
+                      : (*s < 0 ? sym::Max(sym::Add(d, start), Expr::Constant(0))
+                                : (*s == 0 ? MaybeExpr(Expr::Constant(0)) : sym::Min(start, d)));
+    MaybeExpr hi = !e ? sym::Min(end, d)
+                      : (*e >= kSliceToEnd ? d
+                                           : (*e < 0 ? sym::Max(sym::Add(d, end), Expr::Constant(0))
+                                                     : sym::Min(end, d)));
+    MaybeExpr diff = sym::Sub(hi, lo);
+    return ClampAtZero(step == 1 ? diff : sym::CeilDiv(diff, Expr::Constant(step)));
+  }
+  if (!s || !e) return std::nullopt;
+  MaybeExpr minus_one = Expr::Constant(-1);
+  MaybeExpr hi = *s <= -kSliceToEnd  ? minus_one
+                 : *s >= kSliceToEnd ? sym::Sub(d, Expr::Constant(1))
+                 : *s < 0            ? sym::Max(sym::Add(d, start), minus_one)
+                                     : sym::Min(start, sym::Sub(d, Expr::Constant(1)));
+  MaybeExpr lo = *e <= -kSliceToEnd ? minus_one
+                 : *e < 0           ? sym::Max(sym::Add(d, end), minus_one)
+                                    : sym::Min(end, sym::Sub(d, Expr::Constant(1)));
+  return ClampAtZero(sym::CeilDiv(sym::Sub(hi, lo), Expr::Constant(-step)));
+}
+
+std::optional<std::vector<MaybeExpr>> ValuesOrAttr(OpContext& ctx, size_t input,
+                                                   std::string_view attr, bool use_inputs) {
+  std::vector<MaybeExpr> out;
+  if (use_inputs) {
+    if (!ctx.has_input(input)) return std::nullopt;
+    const TensorFact& f = ctx.in(input);
+    if (!f.values) return std::nullopt;
+    for (const Element& e : *f.values) out.push_back(e.value);
+    return out;
+  }
+  auto ints = ctx.AttrInts(attr);
+  if (!ints) return std::nullopt;
+  for (int64_t v : *ints) out.push_back(Expr::Constant(v));
+  return out;
+}
+
+}  // namespace
+
+void InferSlice(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  if (!x.shape) return;
+  const bool use_inputs = ctx.opset() >= 10;
+  auto starts = ValuesOrAttr(ctx, 1, "starts", use_inputs);
+  auto ends = ValuesOrAttr(ctx, 2, "ends", use_inputs);
+  if (!starts || !ends || starts->size() != ends->size()) return;
+  std::vector<int64_t> axes, steps(starts->size(), 1);
+  if (use_inputs ? ctx.has_input(3) : ctx.Attr("axes") != nullptr) {
+    auto a = use_inputs ? ctx.ConstInts(3) : ctx.AttrInts("axes");
+    if (!a) return;
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (use_inputs && ctx.has_input(4)) {
+    auto s = ctx.ConstInts(4);
+    if (!s) return;
+    steps = *s;
+  }
+  if (axes.size() != starts->size() || steps.size() != starts->size()) return;
+  Dims out = *x.shape;
+  std::vector<bool> seen(x.rank(), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto axis = NormalizeAxis(axes[i], x.rank());
+    if (!axis || seen[*axis] || steps[i] == 0) return;
+    seen[*axis] = true;
+    out[*axis] = SliceLength((*x.shape)[*axis], (*starts)[i], (*ends)[i], steps[i]);
+  }
+  y.shape = out;
+  // Values of a 1-D tensor sliced with constant bounds (shape-tensor slicing).
+  if (!x.values || x.rank() != 1 || axes.size() != 1) return;
+  const int64_t n = static_cast<int64_t>(x.values->size());
+  auto s = (*starts)[0] ? (*starts)[0]->AsConstant() : std::nullopt;
+  auto e = (*ends)[0] ? (*ends)[0]->AsConstant() : std::nullopt;
+  if (!s || !e) return;
+  const int64_t step = steps[0];
+  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+    if (v < 0) v = v <= -kSliceToEnd ? lo : v + n;
+    return std::clamp<int64_t>(v, lo, hi);
+  };
+  std::vector<Element> vals;
+  if (step > 0) {
+    for (int64_t i = clamp(*s, 0, n), end = clamp(*e, 0, n); i < end; i += step) {
+      vals.push_back((*x.values)[i]);
+    }
+  } else {
+    for (int64_t i = clamp(*s, -1, n - 1), end = clamp(*e, -1, n - 1); i > end; i += step) {
+      vals.push_back((*x.values)[i]);
+    }
+  }
+  y.values = std::move(vals);
+}
+
+void InferReshape(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  const TensorFact& target = ctx.in(1);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  y.values = x.values;
+  if (!target.values) {
+    // Rank is still known from the target's length.
+    if (target.shape && target.shape->size() == 1 && (*target.shape)[0]) {
+      if (auto n = (*target.shape)[0]->AsConstant(); n && *n >= 0 && *n <= kMaxTrackedElements) {
+        y.shape = Dims(*n);
+      }
+    }
+    return;
+  }
+  const bool allow_zero = ctx.opset() >= 14 && ctx.AttrInt("allowzero", 0) != 0;
+  Dims out;
+  int infer_at = -1;
+  OriginId literal = kNoOrigin;
+  for (size_t i = 0; i < target.values->size(); ++i) {
+    const Element& e = (*target.values)[i];
+    auto c = e.value ? e.value->AsConstant() : std::nullopt;
+    if (c == -1) {
+      if (infer_at >= 0) return;  // two -1: invalid
+      infer_at = static_cast<int>(i);
+      out.push_back(std::nullopt);
+      continue;
+    }
+    if (c == 0 && !allow_zero) {
+      // 0 copies the input dim at the same position.
+      out.push_back(x.shape && i < x.shape->size() ? (*x.shape)[i] : std::nullopt);
+      continue;
+    }
+    const Origin* origin = ctx.origin(e.origin);
+    if (c && literal == kNoOrigin && origin != nullptr && origin->IsLiteral()) literal = e.origin;
+    out.push_back(e.value);
+  }
+  if (!x.shape) {
+    y.shape = out;
+    return;
+  }
+  MaybeExpr in_count = Product(*x.shape);
+  if (infer_at >= 0) {
+    Dims others = out;
+    others.erase(others.begin() + infer_at);
+    MaybeExpr known = Product(others);
+    if (known && known->IsConstant()) {
+      if (*known->AsConstant() > 0) {
+        out[infer_at] = sym::FloorDiv(in_count, known);
+        ctx.Require(RequirementKind::kReshapeCount, Relation::kDivisible, in_count, known,
+                    "Reshape with -1: the element count must be divisible by the other dims",
+                    literal);
+      }
+    } else {
+      out[infer_at] = sym::ExactDiv(in_count, known);
+    }
+  } else {
+    ctx.Require(RequirementKind::kReshapeCount, Relation::kEqual, in_count, Product(out),
+                "Reshape keeps the element count: input elements vs target elements", literal);
+  }
+  y.shape = std::move(out);
+}
+
+void InferFlatten(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  y.values = x.values;
+  if (!x.shape) return;
+  int64_t axis = ctx.AttrInt("axis", 1);
+  if (axis < 0) axis += x.rank();
+  if (axis < 0 || axis > x.rank()) return;
+  y.shape = Dims{Product(*x.shape, 0, axis), Product(*x.shape, axis)};
+}
+
+void InferTranspose(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  TensorFact& y = ctx.out(0);
+  y.elem_type = x.elem_type;
+  if (!x.shape) return;
+  std::vector<int64_t> perm;
+  if (auto p = ctx.AttrInts("perm")) {
+    perm = *p;
+  } else {
+    for (int64_t i = x.rank() - 1; i >= 0; --i) perm.push_back(i);
+  }
+  if (static_cast<int64_t>(perm.size()) != x.rank()) return;
+  Dims out;
+  for (int64_t p : perm) {
+    auto axis = NormalizeAxis(p, x.rank());
+    if (!axis) return;
+    out.push_back((*x.shape)[*axis]);
+  }
+  y.shape = std::move(out);
+  if (x.rank() <= 1) y.values = x.values;
+}
+
+}  // namespace shapelint::infer

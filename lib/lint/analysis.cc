@@ -1,0 +1,576 @@
+#include "lint/analysis.h"
+
+#include <algorithm>
+#include <deque>
+#include <numeric>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shapelint::lint {
+namespace {
+
+using infer::Relation;
+using infer::Requirement;
+using infer::RequirementKind;
+
+// Sizes are searched up to this bound: export sizes beyond it are rare, and every scan
+// step is one evaluation of a few small expressions.
+constexpr int64_t kScanLimit = 8192;
+// Upstream nodes visited when looking for the cause of a failure.
+constexpr int kMaxBlameVisits = 100000;
+
+std::vector<std::string> SymbolsOf(const Requirement& r) {
+  std::vector<std::string> s = r.lhs.Symbols();
+  for (auto& x : r.rhs.Symbols()) s.push_back(std::move(x));
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
+  auto l = r.lhs.Evaluate(b);
+  auto rr = r.rhs.Evaluate(b);
+  if (!l || !rr) return std::nullopt;
+  return infer::Holds(r.relation, *l, *rr);
+}
+
+bool IsPool(const std::string& op) {
+  return op == "AveragePool" || op == "MaxPool" || op == "LpPool";
+}
+
+std::string RangeText(const SymbolRange& r) {
+  if (r.min && r.max && *r.min == *r.max) return absl::StrCat(r.symbol, " = ", *r.min);
+  if (r.min && r.max) return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]");
+  if (r.max) return absl::StrCat(r.symbol, " <= ", *r.max);
+  if (r.min && *r.min > 1) return absl::StrCat(r.symbol, " >= ", *r.min);
+  return absl::StrCat(r.symbol, " at any size");
+}
+
+}  // namespace
+
+std::string FormatDims(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+std::string DescribeFailure(const Requirement& r, int64_t lhs, int64_t rhs) {
+  if (r.kind == RequirementKind::kDeclaredShape) {
+    return absl::StrCat("'", r.value, "' axis ", r.axis, " is ", lhs, " but is declared ", rhs);
+  }
+  switch (r.relation) {
+    case Relation::kEqual:
+      return absl::StrCat(r.what, ": ", lhs, " vs ", rhs);
+    case Relation::kBroadcastable:
+      return absl::StrCat(r.what, ": ", lhs, " and ", rhs, " do not broadcast");
+    case Relation::kDivisible:
+      return absl::StrCat(r.what, ": ", lhs, " is not divisible by ", rhs);
+  }
+  return r.what;
+}
+
+Analysis::Analysis(const ir::Model& model) : model_(model), inference_(infer::Infer(model)) {
+  symbols_ = inference_.InputSymbols();
+  FindPins();
+  SolveWitness();
+  AssignCauses();
+}
+
+NodeRef Analysis::Ref(const ir::Graph& graph, int node) const {
+  NodeRef ref;
+  ref.graph = graph.path();
+  if (node < 0) return ref;
+  ref.name = graph.node(node).name();
+  ref.op_type = graph.node(node).op_type();
+  ref.index = node;
+  ref.label = graph.NodeLabel(node);
+  return ref;
+}
+
+std::optional<std::vector<int64_t>> Analysis::ShapeAt(std::string_view value,
+                                                      const sym::Binding& binding) const {
+  const infer::TensorFact* f = inference_.Find(value);
+  if (f == nullptr || !f->shape) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& d : *f->shape) {
+    auto v = d ? d->Evaluate(binding) : std::nullopt;
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
+void Analysis::FindPins() {
+  absl::flat_hash_set<std::string> known(symbols_.begin(), symbols_.end());
+  // Bindings that tell a requirement that always holds from one that pins: the same value
+  // for every symbol, and distinct values so that coincidences between symbols show.
+  std::vector<sym::Binding> samples;
+  for (int64_t v : {1, 2, 3, 4, 5, 7, 8, 16, 31, 64, 100, 224, 257, 1000}) {
+    sym::Binding same, staggered, scaled;
+    for (size_t i = 0; i < symbols_.size(); ++i) {
+      same.Set(symbols_[i], v);
+      staggered.Set(symbols_[i], v + static_cast<int64_t>(i));
+      scaled.Set(symbols_[i], v * static_cast<int64_t>(i + 1) + 1);
+    }
+    samples.push_back(std::move(same));
+    samples.push_back(std::move(staggered));
+    samples.push_back(std::move(scaled));
+  }
+  for (const Requirement& r : inference_.requirements) {
+    std::vector<std::string> syms = SymbolsOf(r);
+    // Symbols that are not input dims (names from intermediate declarations) cannot be
+    // evaluated at input sizes; such requirements decide nothing here.
+    if (!std::all_of(syms.begin(), syms.end(), [&](auto& s) { return known.contains(s); })) {
+      continue;
+    }
+    int holds = 0, fails = 0;
+    for (const auto& b : samples) {
+      auto h = HoldsUnder(r, b);
+      if (!h) continue;
+      (*h ? holds : fails)++;
+    }
+    if (fails == 0) continue;  // holds at every size tried: not a restriction
+    constraints_.push_back(&r);
+    // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness,
+    // but on its own it is not a baked size.
+    if (r.relation == Relation::kDivisible) continue;
+    pins_.push_back({&r, syms, holds == 0 && syms.empty()});
+  }
+}
+
+std::optional<sym::Binding> Analysis::ReshapeHint(const Requirement& r) const {
+  if (r.kind != RequirementKind::kReshapeCount || r.relation != Relation::kEqual) return {};
+  if (r.graph != &model_.graph() || r.node < 0) return {};
+  const auto& node = r.graph->node(r.node);
+  const infer::TensorFact* input = inference_.Find(node.input(0));
+  const infer::TensorFact* target = inference_.Find(node.input(1));
+  if (input == nullptr || !input->shape || target == nullptr || !target->values) return {};
+  std::vector<int64_t> sizes;
+  for (const auto& e : *target->values) {
+    auto c = e.value ? e.value->AsConstant() : std::nullopt;
+    if (!c) return {};
+    if (*c != 1) sizes.push_back(*c);
+  }
+  std::vector<std::string> symbols;
+  for (const auto& d : *input->shape) {
+    if (!d) return {};
+    if (auto c = d->AsConstant()) {
+      // A static dim accounts for one equal entry of the target.
+      auto it = std::find(sizes.begin(), sizes.end(), *c);
+      if (*c != 1 && it == sizes.end()) return {};
+      if (*c != 1) sizes.erase(it);
+      continue;
+    }
+    auto name = d->AsSymbol();
+    if (!name) return {};
+    symbols.emplace_back(*name);
+  }
+  if (symbols.empty() || symbols.size() != sizes.size()) return {};
+  sym::Binding hint;
+  for (size_t i = 0; i < symbols.size(); ++i) hint.Set(symbols[i], sizes[i]);
+  return hint;
+}
+
+bool Analysis::HoldsAt(const std::vector<const Requirement*>& constraints,
+                       const sym::Binding& binding) const {
+  for (const Requirement* r : constraints) {
+    if (HoldsUnder(*r, binding) == false) return false;
+  }
+  return true;
+}
+
+void Analysis::SolveWitness() {
+  // Group symbols that appear together in a constraint (union-find over symbol indices).
+  absl::flat_hash_map<std::string, int> index;
+  for (size_t i = 0; i < symbols_.size(); ++i) index[symbols_[i]] = static_cast<int>(i);
+  std::vector<int> parent(symbols_.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<const Requirement*> live;
+  for (const Requirement* r : constraints_) {
+    auto syms = SymbolsOf(*r);
+    if (syms.empty()) continue;  // fails at every size: no witness can fix it
+    live.push_back(r);
+    for (size_t k = 1; k < syms.size(); ++k) parent[find(index[syms[k]])] = find(index[syms[0]]);
+  }
+  absl::flat_hash_map<int, std::vector<const Requirement*>> group_constraints;
+  for (const Requirement* r : live) group_constraints[find(index[SymbolsOf(*r)[0]])].push_back(r);
+
+  // Free symbols get distinct small sizes so that no accidental equality hides a failure.
+  int64_t next_free = 2;
+  for (size_t i = 0; i < symbols_.size(); ++i) {
+    if (!group_constraints.contains(find(static_cast<int>(i)))) {
+      witness_.Set(symbols_[i], next_free++);
+    }
+  }
+  for (auto& [root, cons] : group_constraints) {
+    std::vector<std::string> members;
+    for (size_t i = 0; i < symbols_.size(); ++i) {
+      if (find(static_cast<int>(i)) == root) members.push_back(symbols_[i]);
+    }
+    auto failures = [&](const sym::Binding& b) {
+      int n = 0;
+      for (const Requirement* r : cons) n += HoldsUnder(*r, b) == false;
+      return n;
+    };
+    // A literal Reshape target often spells out the example sizes in the input's order
+    // (a traced view: [2, 1, 3, 1] for an input [s0, s1] seen at 2x3): try those first.
+    bool solved = false;
+    for (const Requirement* r : cons) {
+      auto hint = ReshapeHint(*r);
+      if (!hint) continue;
+      sym::Binding b = witness_;
+      for (auto& m : members) b.Set(m, 2);
+      for (const auto& [name, value] : hint->values()) b.Set(name, value);
+      if (failures(b) == 0) {
+        for (auto& m : members) witness_.Set(m, *b.Get(m));
+        solved = true;
+        break;
+      }
+    }
+    if (solved) continue;
+    // Exports usually use one size for all dynamic axes of a group (224x224): try the diagonal,
+    // with 1 last because size 1 satisfies broadcasts vacuously.
+    for (int64_t t = 2; t <= kScanLimit + 1 && !solved; ++t) {
+      int64_t v = t > kScanLimit ? 1 : t;
+      sym::Binding b = witness_;
+      for (auto& m : members) b.Set(m, v);
+      if (failures(b) == 0) {
+        for (auto& m : members) witness_.Set(m, v);
+        solved = true;
+      }
+    }
+    if (solved) continue;
+    // Otherwise move one symbol at a time to where the fewest constraints fail.
+    for (auto& m : members) witness_.Set(m, 2);
+    for (int round = 0; round < 4 && !solved; ++round) {
+      for (auto& m : members) {
+        sym::Binding b = witness_;
+        int best = failures(b);
+        int64_t best_value = *witness_.Get(m);
+        for (int64_t t = 1; t <= kScanLimit && best > 0; ++t) {
+          b.Set(m, t);
+          int f = failures(b);
+          if (f < best) best = f, best_value = t;
+        }
+        witness_.Set(m, best_value);
+        if (best == 0) {
+          solved = true;
+          break;
+        }
+      }
+    }
+    if (!solved) witness_found_ = false;
+  }
+}
+
+std::optional<std::pair<int64_t, int64_t>> Analysis::RangeOf(const std::string& symbol) const {
+  auto w = witness_.Get(symbol);
+  if (!w) return std::nullopt;
+  std::vector<const Requirement*> mine;
+  for (const Requirement* r : constraints_) {
+    auto s = SymbolsOf(*r);
+    if (std::find(s.begin(), s.end(), symbol) != s.end()) mine.push_back(r);
+  }
+  sym::Binding b = witness_;
+  int64_t hi = *w, lo = *w;
+  for (int64_t t = *w + 1; t <= kScanLimit + 1; ++t) {
+    b.Set(symbol, t);
+    if (!HoldsAt(mine, b)) break;
+    hi = t;
+  }
+  for (int64_t t = *w - 1; t >= 1; --t) {
+    b.Set(symbol, t);
+    if (!HoldsAt(mine, b)) break;
+    lo = t;
+  }
+  return std::make_pair(lo, hi);
+}
+
+Witness Analysis::WitnessFor(const std::vector<std::string>& symbols) const {
+  Witness w;
+  std::vector<std::string> parts;
+  for (const auto& s : symbols) {
+    auto range = RangeOf(s);
+    if (!range) continue;
+    SymbolRange r;
+    r.symbol = s;
+    r.value = *witness_.Get(s);
+    r.min = range->first;
+    if (range->second <= kScanLimit) r.max = range->second;
+    parts.push_back(RangeText(r));
+    w.ranges.push_back(std::move(r));
+  }
+  bool related = false;
+  for (const Pin& p : pins_) {
+    if (p.symbols.size() < 2) continue;
+    bool mine = std::any_of(p.symbols.begin(), p.symbols.end(), [&](auto& s) {
+      return std::find(symbols.begin(), symbols.end(), s) != symbols.end();
+    });
+    if (!mine) continue;
+    related = true;
+    std::string rel = absl::StrCat(p.requirement->lhs.ToString(),
+                                   p.requirement->relation == Relation::kEqual ? " == " : " ~ ",
+                                   p.requirement->rhs.ToString());
+    if (std::find(w.relations.begin(), w.relations.end(), rel) == w.relations.end()) {
+      w.relations.push_back(std::move(rel));
+    }
+  }
+  w.summary = absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
+  if (related) {
+    std::vector<std::string> at;
+    for (const auto& r : w.ranges) at.push_back(absl::StrCat(r.symbol, "=", r.value));
+    absl::StrAppend(&w.summary, " (each with the others at ", absl::StrJoin(at, ", "),
+                    "; the model requires ", absl::StrJoin(w.relations, " and "), ")");
+  }
+  return w;
+}
+
+std::optional<Analysis::Failure> Analysis::FirstFailure(const sym::Binding& binding) const {
+  for (const Requirement& r : inference_.requirements) {
+    auto l = r.lhs.Evaluate(binding);
+    auto rr = r.rhs.Evaluate(binding);
+    if (l && rr && !infer::Holds(r.relation, *l, *rr)) return Failure{&r, *l, *rr};
+  }
+  return std::nullopt;
+}
+
+std::optional<sym::Binding> Analysis::MoveSymbols(const std::vector<std::string>& symbols) const {
+  // Candidates, nearest first: just above the working range, just below it, twice the size.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    sym::Binding b = witness_;
+    bool moved = false;
+    for (const auto& s : symbols) {
+      auto range = RangeOf(s);
+      auto w = witness_.Get(s);
+      if (!range || !w) continue;
+      std::optional<int64_t> v;
+      if (attempt == 0 && range->second < kScanLimit) v = range->second + 1;
+      if (attempt == 1 && range->first > 1) v = range->first - 1;
+      if (attempt == 2) v = 2 * *w + 1;
+      if (!v) continue;
+      b.Set(s, *v);
+      moved = true;
+    }
+    if (moved && FirstFailure(b)) return b;
+  }
+  return std::nullopt;
+}
+
+std::optional<Counterexample> Analysis::CounterexampleFor(
+    const std::vector<std::string>& symbols) const {
+  auto binding = MoveSymbols(symbols);
+  if (!binding) return std::nullopt;
+  return CounterexampleAt(*binding);
+}
+
+std::optional<Counterexample> Analysis::CounterexampleAt(const sym::Binding& binding) const {
+  Counterexample c = Evaluate(binding);
+  if (c.failure.empty()) return std::nullopt;
+  return c;
+}
+
+Counterexample Analysis::Evaluate(const sym::Binding& bound) const {
+  const sym::Binding* binding = &bound;
+  auto failure = FirstFailure(*binding);
+  Counterexample c;
+  for (const auto& s : symbols_) {
+    if (auto v = binding->Get(s)) c.binding.emplace_back(s, *v);
+  }
+  const ir::Graph& g = model_.graph();
+  for (const auto& in : g.proto().input()) {
+    if (g.Initializer(in.name()) != nullptr) continue;
+    const infer::TensorFact* f = inference_.Find(in.name());
+    const bool dynamic = f != nullptr && f->shape &&
+                         std::any_of(f->shape->begin(), f->shape->end(),
+                                     [](const auto& d) { return !d || !d->IsConstant(); });
+    if (!dynamic) continue;
+    if (auto dims = ShapeAt(in.name(), *binding)) c.inputs.emplace_back(in.name(), *dims);
+  }
+  if (failure) {
+    const Requirement& r = *failure->requirement;
+    c.failing_node = Ref(*r.graph, r.node);
+    c.failure = DescribeFailure(r, failure->lhs, failure->rhs);
+  }
+  for (const auto& out : g.proto().output()) {
+    lint::ShapeAt shape;
+    shape.value = out.name();
+    auto actual = this->ShapeAt(out.name(), *binding);
+    if (!actual) continue;
+    shape.actual = *actual;
+    if (out.type().tensor_type().has_shape()) {
+      const auto& declared = out.type().tensor_type().shape();
+      std::vector<int64_t> expected;
+      for (const auto& d : declared.dim()) {
+        sym::MaybeExpr e;
+        if (d.has_dim_value()) e = sym::Expr::Constant(d.dim_value());
+        if (d.has_dim_param()) e = sym::FromDimParam(d.dim_param());
+        auto v = e ? e->Evaluate(*binding) : std::nullopt;
+        if (!v) {
+          expected.clear();
+          break;
+        }
+        expected.push_back(*v);
+      }
+      if (expected.size() == shape.actual.size() &&
+          static_cast<int>(expected.size()) == declared.dim_size()) {
+        shape.expected = std::move(expected);
+      }
+    }
+    c.outputs.push_back(std::move(shape));
+  }
+  return c;
+}
+
+std::optional<sym::Binding> Analysis::BindInputs(
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const {
+  sym::Binding b;
+  for (const auto& [input, dims] : shapes) {
+    int64_t rank = 0;
+    for (const infer::InputDim& d : inference_.input_dims) {
+      if (d.input != input) continue;
+      ++rank;
+      if (d.axis >= static_cast<int64_t>(dims.size()) || !d.dim) return std::nullopt;
+      const int64_t v = dims[d.axis];
+      if (auto c = d.dim->AsConstant()) {
+        if (*c != v) return std::nullopt;
+      } else if (auto name = d.dim->AsSymbol()) {
+        auto bound = b.Get(*name);
+        if (bound && *bound != v) return std::nullopt;  // one symbol, two sizes
+        b.Set(*name, v);
+      }
+    }
+    if (rank != static_cast<int64_t>(dims.size())) return std::nullopt;
+  }
+  return b;
+}
+
+Cause Analysis::Blame(const Pin& pin) const {
+  Cause cause;
+  cause.graph = pin.requirement->graph;
+  cause.pins = {&pin};
+  cause.symbols = pin.symbols;
+  auto moved = MoveSymbols(pin.symbols);
+  if (!moved || pin.requirement->graph != &model_.graph()) return cause;
+  auto failure = FirstFailure(*moved);
+  const ir::Graph& g = model_.graph();
+  int start = failure ? failure->requirement->node : pin.requirement->node;
+  if (start < 0) return cause;
+
+  auto changed = [&](int node) {
+    for (const auto& out : g.node(node).output()) {
+      if (out.empty()) continue;
+      if (ShapeAt(out, witness_) != ShapeAt(out, *moved)) return true;
+    }
+    return false;
+  };
+  auto spatial_changed = [&](int node) {
+    const std::string& out = g.node(node).output(0);
+    auto a = ShapeAt(out, witness_), b = ShapeAt(out, *moved);
+    if (!a || !b || a->size() != b->size() || a->size() < 3) return a != b;
+    return !std::equal(a->begin() + 2, a->end(), b->begin() + 2);
+  };
+  auto is_adaptive_pool = [&](int node) {
+    const auto& n = g.node(node);
+    if (!IsPool(n.op_type()) || !spatial_changed(node)) return false;
+    std::vector<int64_t> kernel, strides, pads;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "kernel_shape") kernel.assign(a.ints().begin(), a.ints().end());
+      if (a.name() == "strides") strides.assign(a.ints().begin(), a.ints().end());
+      if (a.name() == "pads") pads.assign(a.ints().begin(), a.ints().end());
+    }
+    if (kernel.empty()) return false;
+    if (strides.empty()) strides.assign(kernel.size(), 1);
+    // Adaptive pooling decomposed at a divisible size: windows tile the input exactly.
+    if (strides != kernel) return false;
+    if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) return false;
+    // A window of 1 with stride 1 does nothing; only the decomposition writes that.
+    if (std::all_of(kernel.begin(), kernel.end(), [](int64_t k) { return k == 1; })) return true;
+    // Or the model promises a fixed pooled size that the window only gives at one size.
+    const std::string& out = n.output(0);
+    for (const auto* vi : {g.Output(out), g.ValueInfo(out)}) {
+      if (vi == nullptr || !vi->type().tensor_type().has_shape()) continue;
+      const auto& s = vi->type().tensor_type().shape();
+      if (s.dim_size() < 3) continue;
+      bool fixed = true;
+      for (int i = 2; i < s.dim_size(); ++i) fixed = fixed && s.dim(i).has_dim_value();
+      if (fixed) return true;
+    }
+    return false;
+  };
+  auto is_literal_reshape = [&](int node) {
+    const auto& n = g.node(node);
+    if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
+    if (node != start && !changed(node)) return false;
+    const infer::TensorFact* target = inference_.Find(n.input(1));
+    const infer::TensorFact* input = inference_.Find(n.input(0));
+    if (target == nullptr || !target->values || input == nullptr || !input->shape) return false;
+    bool symbolic_input = std::any_of(input->shape->begin(), input->shape->end(),
+                                      [](const auto& d) { return d && !d->IsConstant(); });
+    if (!symbolic_input) return false;
+    for (const auto& e : *target->values) {
+      auto c = e.value ? e.value->AsConstant() : std::nullopt;
+      const infer::Origin* o = inference_.OriginOf(e.origin);
+      if (c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral()) return true;
+    }
+    return false;
+  };
+
+  absl::flat_hash_map<int, int> came_from;  // node -> the downstream node that led to it
+  std::deque<int> queue{start};
+  came_from[start] = -1;
+  int visits = 0;
+  while (!queue.empty() && visits++ < kMaxBlameVisits) {
+    int node = queue.front();
+    queue.pop_front();
+    Pattern pattern = is_adaptive_pool(node)     ? Pattern::kAdaptivePool
+                      : is_literal_reshape(node) ? Pattern::kLiteralReshape
+                                                 : Pattern::kNone;
+    if (pattern != Pattern::kNone) {
+      cause.pattern = pattern;
+      cause.node = node;
+      for (int n = node; n >= 0; n = came_from[n]) cause.chain.push_back(n);
+      return cause;
+    }
+    if (node != start && !changed(node)) continue;
+    for (const auto& in : g.node(node).input()) {
+      int p = in.empty() ? -1 : g.Producer(in);
+      if (p >= 0 && !came_from.contains(p)) {
+        came_from[p] = node;
+        queue.push_back(p);
+      }
+    }
+  }
+  return cause;
+}
+
+void Analysis::AssignCauses() {
+  absl::flat_hash_map<int, size_t> by_node;
+  for (const Pin& pin : pins_) {
+    Cause c = pin.always_false
+                  ? Cause{Pattern::kNone, pin.requirement->graph, -1, {&pin}, pin.symbols, {}}
+                  : Blame(pin);
+    if (c.node >= 0) {
+      auto [it, inserted] = by_node.emplace(c.node, causes_.size());
+      if (!inserted) {
+        Cause& existing = causes_[it->second];
+        existing.pins.push_back(&pin);
+        for (auto& s : pin.symbols) {
+          if (std::find(existing.symbols.begin(), existing.symbols.end(), s) ==
+              existing.symbols.end()) {
+            existing.symbols.push_back(s);
+          }
+        }
+        std::sort(existing.symbols.begin(), existing.symbols.end());
+        continue;
+      }
+    }
+    causes_.push_back(std::move(c));
+  }
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,114 @@
+// What rules query: inference results, pins, the witness, counterexamples and blame.
+//
+// A requirement that holds for some sizes and not others is a pin: the graph quietly
+// restricts a dim its inputs declare free. The analysis solves all pins together for a
+// witness (sizes at which the model works), moves the pinned symbols just outside the range
+// where the model works to get a counterexample, evaluates the graph there to find where it
+// breaks, and walks back from that node to the op where the example size entered (the cause).
+#ifndef SHAPELINT_LIB_LINT_ANALYSIS_H_
+#define SHAPELINT_LIB_LINT_ANALYSIS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/model.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::lint {
+
+// A requirement that holds at some sizes and fails at others (or at all).
+struct Pin {
+  const infer::Requirement* requirement = nullptr;
+  std::vector<std::string> symbols;  // symbols it involves, sorted
+  bool always_false = false;         // fails at every size tried
+};
+
+// Known ways an example size enters a graph.
+enum class Pattern {
+  kNone,
+  kAdaptivePool,    // a pooling window derived from the input size (adaptive pool decomposed)
+  kLiteralReshape,  // a Reshape target holding literal sizes
+};
+
+// The op a group of pins is blamed on.
+struct Cause {
+  Pattern pattern = Pattern::kNone;
+  const ir::Graph* graph = nullptr;
+  int node = -1;                     // the culprit; -1 when no pattern was recognised
+  std::vector<const Pin*> pins;      // pins that fail because of it
+  std::vector<std::string> symbols;  // union of the pins' symbols, sorted
+  std::vector<int> chain;            // nodes from the culprit to the first failing node
+};
+
+class Analysis {
+ public:
+  explicit Analysis(const ir::Model& model);
+
+  const ir::Model& model() const { return model_; }
+  const infer::Inference& inference() const { return inference_; }
+  const std::vector<Pin>& pins() const { return pins_; }
+  const std::vector<Cause>& causes() const { return causes_; }
+
+  // The sizes under which every pin holds (best effort), and every input symbol's value there.
+  const sym::Binding& witness() const { return witness_; }
+  bool witness_found() const { return witness_found_; }
+
+  // Where `symbols` may move while everything else stays at the witness.
+  Witness WitnessFor(const std::vector<std::string>& symbols) const;
+  // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
+  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const;
+  // The graph evaluated at `binding`, if some requirement fails there.
+  std::optional<Counterexample> CounterexampleAt(const sym::Binding& binding) const;
+  // The graph evaluated at `binding`: input and output shapes, and the first node that fails
+  // (failure empty when none does). This is "running the model at that size", statically.
+  Counterexample Evaluate(const sym::Binding& binding) const;
+  // Values for the input symbols that give the graph inputs these concrete shapes, or nullopt
+  // when a shape contradicts a static dim or the rank.
+  std::optional<sym::Binding> BindInputs(
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const;
+
+  NodeRef Ref(const ir::Graph& graph, int node) const;
+  // Concrete dims of `value` under `binding`; nullopt if any dim is unknown there.
+  std::optional<std::vector<int64_t>> ShapeAt(std::string_view value,
+                                              const sym::Binding& binding) const;
+
+ private:
+  struct Failure {
+    const infer::Requirement* requirement = nullptr;
+    int64_t lhs = 0, rhs = 0;
+  };
+  // Requirements that decide whether sizes are acceptable (pins and divisibility).
+  bool HoldsAt(const std::vector<const infer::Requirement*>& constraints,
+               const sym::Binding& binding) const;
+  // Sizes a literal Reshape target suggests for its input's symbols, if it spells them out.
+  std::optional<sym::Binding> ReshapeHint(const infer::Requirement& requirement) const;
+  std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
+  std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
+  void FindPins();
+  void SolveWitness();
+  void AssignCauses();
+  Cause Blame(const Pin& pin) const;
+  std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
+
+  const ir::Model& model_;
+  infer::Inference inference_;
+  std::vector<std::string> symbols_;  // input symbols, sorted
+  std::vector<Pin> pins_;
+  std::vector<const infer::Requirement*> constraints_;
+  sym::Binding witness_;
+  bool witness_found_ = true;
+  std::vector<Cause> causes_;
+};
+
+// How to describe a failure of `requirement` with these concrete sides.
+std::string DescribeFailure(const infer::Requirement& requirement, int64_t lhs, int64_t rhs);
+// "[2, 3, 8, 9]"
+std::string FormatDims(const std::vector<int64_t>& dims);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_ANALYSIS_H_

@@ -1,0 +1,62 @@
+#include "shapelint/lint/lint.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/strings/match.h"
+#include "lint/analysis.h"
+#include "lint/rule.h"
+
+namespace shapelint::lint {
+namespace {
+
+struct RuleEntry {
+  RuleInfo info;
+  std::unique_ptr<Rule> (*factory)(const RuleInfo&);
+};
+
+const std::vector<RuleEntry>& Registry() {
+  static const auto* entries = new std::vector<RuleEntry>{
+#define SHAPELINT_RULE(code, name, factory, summary) {{#code, name, summary}, factory},
+#include "rules/rules.def"
+#undef SHAPELINT_RULE
+  };
+  return *entries;
+}
+
+bool Selected(const RuleInfo& info, const LintOptions& options) {
+  if (options.select.empty()) return true;
+  return std::any_of(options.select.begin(), options.select.end(), [&](const std::string& s) {
+    return absl::EqualsIgnoreCase(s, absl::string_view(info.code.data(), info.code.size())) ||
+           absl::EqualsIgnoreCase(s, absl::string_view(info.name.data(), info.name.size()));
+  });
+}
+
+}  // namespace
+
+const std::vector<RuleInfo>& AllRules() {
+  static const auto* infos = [] {
+    auto* v = new std::vector<RuleInfo>();
+    for (const auto& e : Registry()) v->push_back(e.info);
+    return v;
+  }();
+  return *infos;
+}
+
+std::vector<Finding> Lint(const ir::Model& model, const LintOptions& options) {
+  Analysis analysis(model);
+  std::vector<Finding> findings;
+  for (const RuleEntry& e : Registry()) {
+    if (!Selected(e.info, options)) continue;
+    e.factory(e.info)->Check(analysis, findings);
+  }
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    return std::tie(a.node.graph, a.node.index, a.rule) <
+           std::tie(b.node.graph, b.node.index, b.rule);
+  });
+  return findings;
+}
+
+std::string_view Version() { return SHAPELINT_VERSION; }
+
+}  // namespace shapelint::lint

@@ -1,0 +1,41 @@
+// The rule interface. A rule queries the analysis (never re-runs inference) and emits
+// findings; rules are listed, one line each, in rules/rules.def.
+#ifndef SHAPELINT_LIB_LINT_RULE_H_
+#define SHAPELINT_LIB_LINT_RULE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lint/analysis.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+
+class Rule {
+ public:
+  explicit Rule(const RuleInfo& info) : info_(info) {}
+  virtual ~Rule() = default;
+  const RuleInfo& info() const { return info_; }
+  virtual void Check(const Analysis& analysis, std::vector<Finding>& out) const = 0;
+
+ protected:
+  // A finding for `cause` with the rule's code and name, located at `node` of the cause's
+  // graph, with witness and counterexample filled in. Without a counterexample the severity
+  // drops to warning: an error must be demonstrable.
+  Finding FindingFor(const Analysis& analysis, const Cause& cause, int node,
+                     std::string message) const;
+
+ private:
+  const RuleInfo& info_;
+};
+
+#define SHAPELINT_RULE(code, name, factory, summary) \
+  std::unique_ptr<Rule> factory(const RuleInfo& info);
+#include "rules/rules.def"
+#undef SHAPELINT_RULE
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_RULE_H_

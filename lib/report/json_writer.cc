@@ -1,0 +1,148 @@
+// The JSON report: one document per run, layout documented in docs/json-format.md.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "shapelint/lint/finding.h"
+#include "shapelint/lint/lint.h"
+#include "shapelint/report/report.h"
+
+namespace shapelint::report {
+namespace {
+
+// ordered_json keeps keys in insertion order, so the document reads in the documented order and
+// diffs between runs stay small.
+using Json = nlohmann::ordered_json;
+
+Json OptionalInt(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// Empty means "none" for these fields; null says so without making readers compare to "".
+Json StringOrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+
+Json ToJson(const lint::NodeRef& node) {
+  Json j = Json::object();
+  j["name"] = node.name;
+  j["op_type"] = node.op_type;
+  j["index"] = node.index;
+  j["graph"] = node.graph;
+  j["label"] = node.label;
+  return j;
+}
+
+Json ToJson(const lint::Witness& witness) {
+  Json j = Json::object();
+  j["summary"] = witness.summary;
+  Json ranges = Json::array();
+  for (const lint::SymbolRange& r : witness.ranges) {
+    Json range = Json::object();
+    range["symbol"] = r.symbol;
+    range["value"] = r.value;
+    range["min"] = OptionalInt(r.min);
+    range["max"] = OptionalInt(r.max);
+    ranges.push_back(std::move(range));
+  }
+  j["ranges"] = std::move(ranges);
+  j["relations"] = witness.relations;
+  return j;
+}
+
+Json ToJson(const lint::Counterexample& cx) {
+  Json j = Json::object();
+  Json binding = Json::object();
+  for (const auto& [symbol, size] : cx.binding) binding[symbol] = size;
+  j["binding"] = std::move(binding);
+  Json inputs = Json::object();
+  for (const auto& [input, dims] : cx.inputs) inputs[input] = dims;
+  j["inputs"] = std::move(inputs);
+  j["failing_node"] = ToJson(cx.failing_node);
+  j["failure"] = cx.failure;
+  Json outputs = Json::array();
+  for (const lint::ShapeAt& o : cx.outputs) {
+    Json out = Json::object();
+    out["value"] = o.value;
+    out["actual"] = o.actual;
+    // The finding API leaves `expected` empty when nothing is declared; null keeps that apart
+    // from a declared shape.
+    out["expected"] = o.expected ? Json(*o.expected) : Json(nullptr);
+    outputs.push_back(std::move(out));
+  }
+  j["outputs"] = std::move(outputs);
+  return j;
+}
+
+Json ToJson(const lint::Finding& f) {
+  Json j = Json::object();
+  j["rule"] = f.rule;
+  j["name"] = f.name;
+  j["severity"] = std::string(lint::SeverityName(f.severity));
+  j["message"] = f.message;
+  j["node"] = ToJson(f.node);
+  j["attribute"] = StringOrNull(f.attribute);
+  j["symbols"] = f.symbols;
+  j["witness"] = f.witness ? ToJson(*f.witness) : Json(nullptr);
+  j["counterexample"] = f.counterexample ? ToJson(*f.counterexample) : Json(nullptr);
+  Json notes = Json::array();
+  for (const lint::Note& n : f.notes) {
+    Json note = Json::object();
+    note["message"] = n.message;
+    note["node"] = n.node ? ToJson(*n.node) : Json(nullptr);
+    notes.push_back(std::move(note));
+  }
+  j["notes"] = std::move(notes);
+  j["fix"] = StringOrNull(f.fix);
+  return j;
+}
+
+}  // namespace
+
+void WriteJson(const std::vector<ModelResult>& results, std::ostream& out) {
+  Json doc = Json::object();
+  doc["tool"] = Json::object();
+  doc["tool"]["name"] = "onnx-shapelint";
+  doc["tool"]["version"] = std::string(lint::Version());
+  doc["schema_version"] = kJsonSchemaVersion;
+
+  int64_t errors = 0, warnings = 0, notes = 0, load_errors = 0;
+  Json models = Json::array();
+  for (const ModelResult& r : results) {
+    Json model = Json::object();
+    model["path"] = r.path;
+    model["error"] = r.error ? Json(*r.error) : Json(nullptr);
+    if (r.error) ++load_errors;
+    Json findings = Json::array();
+    for (const lint::Finding& f : r.findings) {
+      switch (f.severity) {
+        case lint::Severity::kError:
+          ++errors;
+          break;
+        case lint::Severity::kWarning:
+          ++warnings;
+          break;
+        case lint::Severity::kNote:
+          ++notes;
+          break;
+      }
+      findings.push_back(ToJson(f));
+    }
+    model["findings"] = std::move(findings);
+    models.push_back(std::move(model));
+  }
+  doc["models"] = std::move(models);
+
+  Json summary = Json::object();
+  summary["models"] = results.size();
+  summary["errors"] = errors;
+  summary["warnings"] = warnings;
+  summary["notes"] = notes;
+  summary["load_errors"] = load_errors;
+  doc["summary"] = std::move(summary);
+
+  // Model paths, node names and messages come from the model file and may hold invalid UTF-8;
+  // the default handler would throw. Replacing the bad bytes (U+FFFD) keeps the report usable.
+  out << doc.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace shapelint::report

@@ -1,0 +1,436 @@
+#include "tools/cli.h"
+
+#include <onnx/defs/parser.h>
+#include <onnx/onnx_pb.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
+
+const std::string kInputs = SHAPELINT_SOURCE_DIR "/tests/tools/inputs/";
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunCli(const std::vector<std::string>& args, const Environment& env = {}) {
+  std::ostringstream out, err;
+  Outcome o;
+  o.code = Run(args, out, err, env);
+  o.out = out.str();
+  o.err = err.str();
+  return o;
+}
+
+// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device random;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      fs::path candidate =
+          fs::temp_directory_path() /
+          ("shapelint-cli-test-" + std::to_string(random()) + "-" + std::to_string(random()));
+      std::error_code ec;
+      if (fs::create_directory(candidate, ec)) {
+        path_ = candidate;
+        return;
+      }
+    }
+    FAIL("cannot create a temporary directory");
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+  // Writes `bytes` to a file in the directory; returns its path.
+  std::string Write(const std::string& name, const std::string& bytes) const {
+    fs::path p = path_ / name;
+    std::ofstream f(p, std::ios::binary);
+    f << bytes;
+    f.close();
+    REQUIRE(f);
+    return p.string();
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Points std::cin at `text` for the lifetime of the object.
+class StdinFrom {
+ public:
+  explicit StdinFrom(const std::string& text) : buffer_(text), old_(std::cin.rdbuf(&buffer_)) {}
+  ~StdinFrom() { std::cin.rdbuf(old_); }
+  StdinFrom(const StdinFrom&) = delete;
+  StdinFrom& operator=(const StdinFrom&) = delete;
+
+ private:
+  std::stringbuf buffer_;
+  std::streambuf* old_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+constexpr char kSmallModel[] = R"(
+<
+  ir_version: 8,
+  opset_import: ["" : 17]
+>
+small (float[N, 3] x) => (float[N, 3] y) {
+  w = Constant <value = float[3] {1.0, 2.0, 3.0}> ()
+  a = Mul(x, w)
+  y = Relu(a)
+}
+)";
+
+std::string SmallModelBytes() {
+  ONNX_NAMESPACE::ModelProto proto;
+  auto status = ONNX_NAMESPACE::OnnxParser::Parse(proto, kSmallModel);
+  INFO(status.ErrorMessage());
+  REQUIRE(status.IsOK());
+  std::string bytes;
+  REQUIRE(proto.SerializeToString(&bytes));
+  return bytes;
+}
+
+// A load error: exit 2, nothing on stderr (it is part of the report), and a report line that
+// starts with the file's path.
+void CheckLoadError(const std::string& path, const Outcome& o) {
+  INFO("stdout: " << o.out << "\nstderr: " << o.err);
+  CHECK(o.code == kExitError);
+  CHECK(o.err.empty());
+  CHECK_THAT(o.out, StartsWith(path + ": error: "));
+  CHECK_THAT(o.out, Contains("1 model could not be loaded"));
+}
+
+// ---- Input errors -------------------------------------------------------------------------------
+
+TEST_CASE("cli: a missing file", "[cli]") {
+  TempDir dir;
+  std::string path = (dir.path() / "does-not-exist.onnx").string();
+  Outcome o = RunCli({path});
+  CheckLoadError(path, o);
+  // The path is not repeated inside the message.
+  CHECK_THAT(o.out, !Contains(path + ": error: " + path));
+}
+
+TEST_CASE("cli: a directory", "[cli]") {
+  TempDir dir;
+  std::string path = dir.path().string();
+  CheckLoadError(path, RunCli({path}));
+}
+
+TEST_CASE("cli: an empty file", "[cli]") {
+  TempDir dir;
+  std::string path = dir.Write("empty.onnx", "");
+  CheckLoadError(path, RunCli({path}));
+}
+
+TEST_CASE("cli: a file that is not a protobuf", "[cli]") {
+  TempDir dir;
+  // 'n' is 0x6e: field 13 with wire type 6, which does not exist, so no parser accepts it.
+  const std::string text = "not a model, just some text that happens to end in .onnx\n";
+  ONNX_NAMESPACE::ModelProto probe;
+  REQUIRE_FALSE(probe.ParseFromString(text));
+  std::string path = dir.Write("garbage.onnx", text);
+  CheckLoadError(path, RunCli({path}));
+}
+
+TEST_CASE("cli: a truncated model", "[cli]") {
+  TempDir dir;
+  std::string bytes = SmallModelBytes();
+  std::string half = bytes.substr(0, bytes.size() / 2);
+  ONNX_NAMESPACE::ModelProto probe;
+  REQUIRE_FALSE(probe.ParseFromString(half));  // the cut falls inside the graph
+  std::string path = dir.Write("truncated.onnx", half);
+  CheckLoadError(path, RunCli({path}));
+
+  // The same bytes, whole, are a valid model: the failure above is the truncation.
+  std::string whole = dir.Write("whole.onnx", bytes);
+  Outcome o = RunCli({whole});
+  INFO(o.out << o.err);
+  CHECK(o.code != kExitError);
+}
+
+TEST_CASE("cli: a protobuf that is not a model", "[cli]") {
+  TempDir dir;
+  ONNX_NAMESPACE::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.set_producer_name("not-a-model");
+  proto.add_opset_import()->set_version(17);
+  std::string bytes;
+  REQUIRE(proto.SerializeToString(&bytes));
+  std::string path = dir.Write("no_graph.onnx", bytes);
+  CheckLoadError(path, RunCli({path}));
+}
+
+TEST_CASE("cli: a node input that nothing produces", "[cli]") {
+  std::string path = kInputs + "dangling_input.onnxtxt";
+  Outcome o = RunCli({path});
+  CheckLoadError(path, o);
+  CHECK_THAT(o.out, Contains("'missing'"));
+}
+
+TEST_CASE("cli: a cycle", "[cli]") {
+  std::string path = kInputs + "cycle.onnxtxt";
+  Outcome o = RunCli({path});
+  CheckLoadError(path, o);
+  CHECK_THAT(o.out, Contains("cycle"));
+}
+
+TEST_CASE("cli: the other models are still reported after a load error", "[cli]") {
+  TempDir dir;
+  std::string missing = (dir.path() / "missing.onnx").string();
+  std::string clean = kInputs + "clean.onnxtxt";
+  Outcome o = RunCli({"--format", "json", missing, clean});
+  CHECK(o.code == kExitError);
+  auto doc = nlohmann::json::parse(o.out);
+  REQUIRE(doc["models"].size() == 2);
+  CHECK(doc["models"][0]["path"] == missing);
+  REQUIRE(doc["models"][0]["error"].is_string());
+  // The path has its own field; the message does not start with it again.
+  CHECK_THAT(doc["models"][0]["error"].get<std::string>(), !StartsWith(missing));
+  CHECK(doc["models"][1]["path"] == clean);
+  CHECK(doc["models"][1]["error"].is_null());
+  CHECK(doc["summary"]["models"] == 2);
+  CHECK(doc["summary"]["load_errors"] == 1);
+}
+
+// ---- Models that load ---------------------------------------------------------------------------
+
+TEST_CASE("cli: a clean model exits 0", "[cli]") {
+  Outcome o = RunCli({kInputs + "clean.onnxtxt"});
+  INFO(o.out << o.err);
+  CHECK(o.code == kExitClean);
+  CHECK(o.out == "0 errors, 0 warnings in 1 model\n");
+  CHECK(o.err.empty());
+}
+
+TEST_CASE("cli: findings at or above --fail-on exit 1", "[cli]") {
+  const std::string model = kInputs + "baked_pool.onnxtxt";
+  for (const char* fail_on : {"error", "warning", "note"}) {
+    Outcome o = RunCli({"--fail-on", fail_on, model});
+    INFO(fail_on << "\n" << o.out << o.err);
+    CHECK(o.code == kExitFindings);
+    CHECK_THAT(o.out,
+               StartsWith(model + ": main/<AveragePool #0>: error[SL001] baked-pool-kernel: "));
+    CHECK_THAT(o.out, Contains("\n  = counterexample: at "));
+    CHECK_THAT(o.out, EndsWith("\n1 error, 0 warnings in 1 model\n"));
+  }
+}
+
+TEST_CASE("cli: --select runs only the rules it names", "[cli]") {
+  const std::string model = kInputs + "baked_pool.onnxtxt";
+  CHECK(RunCli({"--select", "baked-pool-kernel", model}).code == kExitFindings);
+  CHECK(RunCli({"--select", "sl001", model}).code == kExitFindings);
+  Outcome o = RunCli({"--select", "SL002,SL003", model});
+  CHECK(o.code == kExitClean);
+  CHECK(o.out == "0 errors, 0 warnings in 1 model\n");
+}
+
+TEST_CASE("cli: a load error wins over findings, which are still reported", "[cli]") {
+  TempDir dir;
+  const std::string missing = (dir.path() / "missing.onnx").string();
+  Outcome o = RunCli({"--format", "json", kInputs + "baked_pool.onnxtxt", missing});
+  CHECK(o.code == kExitError);
+  auto doc = nlohmann::json::parse(o.out);
+  REQUIRE(doc["models"].size() == 2);
+  REQUIRE(doc["models"][0]["findings"].size() == 1);
+  const auto& finding = doc["models"][0]["findings"][0];
+  CHECK(finding["rule"] == "SL001");
+  CHECK(finding["severity"] == "error");
+  CHECK(finding["counterexample"].is_object());
+  CHECK(doc["models"][1]["error"].is_string());
+  CHECK(doc["summary"]["errors"] == 1);
+  CHECK(doc["summary"]["load_errors"] == 1);
+}
+
+TEST_CASE("cli: '-' reads the model from standard input", "[cli]") {
+  {
+    StdinFrom in(ReadFile(kInputs + "clean.onnxtxt"));
+    Outcome o = RunCli({"--format=json", "-"});
+    INFO(o.out << o.err);
+    CHECK(o.code == kExitClean);
+    auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["models"][0]["path"] == "-");
+    CHECK(doc["models"][0]["error"].is_null());
+  }
+  {
+    StdinFrom in("");
+    CheckLoadError("<stdin>", RunCli({"-"}));
+  }
+}
+
+TEST_CASE("cli: '--' ends the options", "[cli]") {
+  // Neither file exists in the working directory; both must be taken as models.
+  Outcome o = RunCli({"--", "-odd.onnx", "--format"});
+  CHECK(o.code == kExitError);
+  CHECK(o.err.empty());  // not a usage error: two models that do not exist
+  CHECK_THAT(o.out, Contains("-odd.onnx: error: "));
+  CHECK_THAT(o.out, Contains("--format: error: "));
+}
+
+TEST_CASE("cli: --select accepts codes and names", "[cli]") {
+  const auto& rules = lint::AllRules();
+  REQUIRE(!rules.empty());
+  std::string select = std::string(rules.front().code) + "," + std::string(rules.back().name);
+  Outcome o = RunCli({"--select", select, "--select=" + std::string(rules.front().name),
+                      kInputs + "clean.onnxtxt"});
+  INFO(o.err);
+  CHECK(o.code == kExitClean);
+}
+
+TEST_CASE("cli: --color", "[cli]") {
+  TempDir dir;
+  std::string missing = (dir.path() / "missing.onnx").string();
+  auto colored = [&](std::vector<std::string> args, Environment env) {
+    args.push_back(missing);
+    return RunCli(args, env).out.find('\x1b') != std::string::npos;
+  };
+  Environment tty{.stdout_is_tty = true, .no_color = false};
+  Environment pipe{.stdout_is_tty = false, .no_color = false};
+  Environment tty_no_color{.stdout_is_tty = true, .no_color = true};
+  CHECK(colored({}, tty));
+  CHECK_FALSE(colored({}, pipe));
+  CHECK_FALSE(colored({}, tty_no_color));
+  CHECK(colored({"--color", "always"}, pipe));
+  CHECK(colored({"--color=always"}, tty_no_color));  // an explicit request wins over NO_COLOR
+  CHECK_FALSE(colored({"--color", "never"}, tty));
+  CHECK_FALSE(colored({"--color=auto"}, pipe));
+  // JSON is never coloured.
+  CHECK_FALSE(colored({"--format", "json", "--color", "always"}, tty));
+}
+
+// ---- Informational options ----------------------------------------------------------------------
+
+TEST_CASE("cli: --version", "[cli]") {
+  Outcome o = RunCli({"--version"});
+  CHECK(o.code == kExitClean);
+  CHECK(o.out == "onnx-shapelint " + std::string(lint::Version()) + "\n");
+  CHECK(std::regex_match(o.out, std::regex("onnx-shapelint [0-9]+\\.[0-9]+\\.[0-9]+\n")));
+  CHECK(o.err.empty());
+}
+
+TEST_CASE("cli: --help explains every option and the exit codes", "[cli]") {
+  for (const char* flag : {"--help", "-h"}) {
+    Outcome o = RunCli({flag, "--no-such-option"});  // acts before later arguments are seen
+    CHECK(o.code == kExitClean);
+    CHECK_THAT(o.out, StartsWith("Usage: onnx-shapelint [OPTIONS] MODEL..."));
+    for (const char* option : {"--format", "--fail-on", "--select", "--color", "--list-rules",
+                               "--version", "--help", "--  "}) {
+      CHECK_THAT(o.out, Contains(option));
+    }
+    CHECK_THAT(o.out, Contains("Exit status:"));
+    CHECK_THAT(o.out, Contains("  0  "));
+    CHECK_THAT(o.out, Contains("  1  "));
+    CHECK_THAT(o.out, Contains("  2  "));
+    CHECK(o.err.empty());
+  }
+}
+
+TEST_CASE("cli: docs/cli.md documents every option of --help", "[cli]") {
+  std::string help = RunCli({"--help"}).out;
+  std::string doc = ReadFile(SHAPELINT_SOURCE_DIR "/docs/cli.md");
+  const std::regex option_line("  (?:-h, )?(--[a-z-]*)( .*)?");
+  std::istringstream lines(help);
+  std::string line;
+  int options = 0;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, option_line)) continue;
+    INFO(m[1].str());
+    CHECK_THAT(doc, Contains("`" + m[1].str()));
+    ++options;
+  }
+  CHECK(options == 8);
+}
+
+TEST_CASE("cli: --list-rules", "[cli]") {
+  Outcome o = RunCli({"--list-rules"});
+  CHECK(o.code == kExitClean);
+  std::istringstream lines(o.out);
+  std::string line;
+  size_t i = 0;
+  const auto& rules = lint::AllRules();
+  while (std::getline(lines, line)) {
+    REQUIRE(i < rules.size());
+    CHECK_THAT(line, StartsWith(std::string(rules[i].code) + "  "));
+    CHECK_THAT(line, Contains(std::string(rules[i].name)));
+    CHECK_THAT(line, Contains(std::string(rules[i].summary)));
+    ++i;
+  }
+  CHECK(i == rules.size());
+}
+
+// ---- Usage errors -------------------------------------------------------------------------------
+
+// A usage error: exit 2, nothing on stdout, a message naming the problem and a pointer to --help.
+void CheckUsageError(const std::vector<std::string>& args, const std::string& problem) {
+  Outcome o = RunCli(args);
+  INFO("stdout: " << o.out << "\nstderr: " << o.err);
+  CHECK(o.code == kExitError);
+  CHECK(o.out.empty());
+  CHECK_THAT(o.err, StartsWith("onnx-shapelint: error: "));
+  CHECK_THAT(o.err, Contains(problem));
+  CHECK_THAT(o.err, Contains("--help"));
+}
+
+TEST_CASE("cli: usage errors", "[cli]") {
+  const std::string model = kInputs + "clean.onnxtxt";
+  SECTION("unknown option") { CheckUsageError({"--bogus", model}, "unknown option '--bogus'"); }
+  SECTION("unknown short option") { CheckUsageError({"-x", model}, "unknown option '-x'"); }
+  SECTION("bad --format") { CheckUsageError({"--format", "xml", model}, "'xml' for --format"); }
+  SECTION("bad --format=") { CheckUsageError({"--format=", model}, "'' for --format"); }
+  SECTION("bad --fail-on") { CheckUsageError({"--fail-on=fatal", model}, "'fatal' for --fail-on"); }
+  SECTION("bad --color") { CheckUsageError({"--color", "yes", model}, "'yes' for --color"); }
+  SECTION("unknown rule") {
+    CheckUsageError({"--select", "SL001,NOPE", model}, "unknown rule 'NOPE'");
+  }
+  SECTION("empty rule") { CheckUsageError({"--select", "SL001,", model}, "empty rule"); }
+  SECTION("missing value at the end") {
+    CheckUsageError({model, "--format"}, "'--format' needs a value");
+  }
+  SECTION("missing value before an option") {
+    CheckUsageError({"--select", "--format", "json", model}, "'--select' needs a value");
+  }
+  SECTION("value given to a flag") {
+    CheckUsageError({"--version=2"}, "'--version' takes no value");
+  }
+  SECTION("no model") { CheckUsageError({}, "no model given"); }
+  SECTION("no model, only options") { CheckUsageError({"--format", "json"}, "no model given"); }
+  SECTION("stdin twice") { CheckUsageError({"-", "-"}, "'-' (standard input)"); }
+}
+
+}  // namespace
+}  // namespace shapelint::cli

@@ -1,0 +1,300 @@
+#include "tools/cli.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/lint/lint.h"
+#include "shapelint/report/report.h"
+
+namespace shapelint::cli {
+namespace {
+
+constexpr std::string_view kProgram = "onnx-shapelint";
+
+// Keep in sync with docs/cli.md.
+constexpr std::string_view kHelp =
+    R"(Usage: onnx-shapelint [OPTIONS] MODEL...
+
+Finds sizes of the example input baked into ONNX models exported with dynamic
+axes: graphs that work at the export size and fail, or silently return another
+shape, at other sizes of the axes they declare dynamic.
+
+MODEL is a serialized ONNX model (.onnx), a model in ONNX text format
+(.onnxtxt), or '-' for standard input. Every model is reported, even when
+some cannot be loaded.
+
+Options:
+  --format FORMAT     Report format: 'text' (default), compiler-style lines
+                      for people, or 'json', one document for tools
+                      (see docs/json-format.md).
+  --fail-on SEVERITY  Exit with 1 when a finding at or above SEVERITY exists:
+                      'error' (default), 'warning' or 'note'.
+  --select RULES      Run only these rules: a comma-separated list of codes
+                      or names (SL001,baked-pool-kernel); may be repeated.
+                      Default: every rule.
+  --color WHEN        Colour the text report: 'auto' (default; only when
+                      standard output is a terminal and NO_COLOR is unset),
+                      'always' or 'never'.
+  --list-rules        Print every rule (code, name, summary) and exit.
+  --version           Print the version and exit.
+  -h, --help          Print this help and exit.
+  --                  End of options: every later argument is a MODEL.
+
+An option's value follows it as the next argument or after '='
+(--format=json).
+
+Exit status:
+  0  no finding at or above --fail-on
+  1  at least one finding at or above --fail-on
+  2  usage error, or a model could not be loaded (the others are still
+     linted and reported)
+)";
+
+enum class Format { kText, kJson };
+enum class ColorMode { kAuto, kAlways, kNever };
+
+struct Options {
+  Format format = Format::kText;
+  lint::Severity fail_on = lint::Severity::kError;
+  ColorMode color = ColorMode::kAuto;
+  std::vector<std::string> select;  // rule codes, validated
+  bool list_rules = false;
+  std::vector<std::string> models;
+};
+
+// A problem with the command line; reported with a pointer to --help.
+struct UsageError {
+  std::string message;
+};
+
+int Usage(std::ostream& err, std::string_view message) {
+  err << kProgram << ": error: " << message << "\n"
+      << "Try '" << kProgram << " --help' for more information.\n";
+  return kExitError;
+}
+
+// The code of the rule named by `item` (a code or a name, any case), or nullopt.
+std::optional<std::string> FindRule(const std::string& item) {
+  for (const lint::RuleInfo& rule : lint::AllRules()) {
+    if (absl::EqualsIgnoreCase(item, std::string(rule.code)) ||
+        absl::EqualsIgnoreCase(item, std::string(rule.name))) {
+      return std::string(rule.code);
+    }
+  }
+  return std::nullopt;
+}
+
+// Debian's Abseil has its own absl::string_view, which std::string_view does not convert to;
+// option text is kept in std::string so it can go to absl::StrCat and friends as is.
+std::optional<UsageError> ApplyValue(const std::string& option, const std::string& value,
+                                     Options& options) {
+  auto invalid = [&](const char* expected) {
+    return UsageError{
+        absl::StrCat("invalid value '", value, "' for ", option, " (expected ", expected, ")")};
+  };
+  if (option == "--format") {
+    if (value == "text") {
+      options.format = Format::kText;
+    } else if (value == "json") {
+      options.format = Format::kJson;
+    } else {
+      return invalid("text or json");
+    }
+  } else if (option == "--fail-on") {
+    std::optional<lint::Severity> severity = lint::ParseSeverity(value);
+    if (!severity) return invalid("error, warning or note");
+    options.fail_on = *severity;
+  } else if (option == "--color") {
+    if (value == "auto") {
+      options.color = ColorMode::kAuto;
+    } else if (value == "always") {
+      options.color = ColorMode::kAlways;
+    } else if (value == "never") {
+      options.color = ColorMode::kNever;
+    } else {
+      return invalid("auto, always or never");
+    }
+  } else if (option == "--select") {
+    for (absl::string_view piece : absl::StrSplit(value, ',')) {
+      std::string item(absl::StripAsciiWhitespace(piece));
+      if (item.empty()) {
+        return UsageError{absl::StrCat("empty rule name in --select '", value, "'")};
+      }
+      std::optional<std::string> code = FindRule(item);
+      if (!code) {
+        return UsageError{absl::StrCat("unknown rule '", item, "' in --select (see --list-rules)")};
+      }
+      if (std::find(options.select.begin(), options.select.end(), *code) == options.select.end()) {
+        options.select.push_back(*std::move(code));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool TakesValue(const std::string& option) {
+  return option == "--format" || option == "--fail-on" || option == "--select" ||
+         option == "--color";
+}
+
+void ListRules(std::ostream& out) {
+  size_t code_width = 0, name_width = 0;
+  for (const lint::RuleInfo& rule : lint::AllRules()) {
+    code_width = std::max(code_width, rule.code.size());
+    name_width = std::max(name_width, rule.name.size());
+  }
+  for (const lint::RuleInfo& rule : lint::AllRules()) {
+    out << rule.code << std::string(code_width - rule.code.size() + 2, ' ') << rule.name
+        << std::string(name_width - rule.name.size() + 2, ' ') << rule.summary << "\n";
+  }
+}
+
+// Load errors start with the path the loader was given; the report already shows the path.
+std::string WithoutSource(absl::string_view message, const std::string& source) {
+  const std::string prefix = source + ": ";
+  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
+  return std::string(message);
+}
+
+report::ModelResult LintOne(const std::string& path, const lint::LintOptions& lint_options) {
+  report::ModelResult result;
+  result.path = path;
+  // One bad model must not take down the report on the others, whatever goes wrong.
+  try {
+    absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::LoadModel(path);
+    if (!model.ok()) {
+      result.error = WithoutSource(model.status().message(), path == "-" ? "<stdin>" : path);
+      return result;
+    }
+    result.findings = lint::Lint(**model, lint_options);
+  } catch (const std::bad_alloc&) {
+    result.error = "out of memory";
+  } catch (const std::exception& e) {
+    result.error = absl::StrCat("internal error: ", e.what());
+  } catch (...) {
+    result.error = "internal error";
+  }
+  return result;
+}
+
+int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                 const Environment& env) {
+  Options options;
+  bool options_ended = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (options_ended || arg == "-" || !absl::StartsWith(arg, "-")) {
+      options.models.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    std::string option = arg;
+    std::optional<std::string> inline_value;
+    if (size_t eq = option.find('='); absl::StartsWith(option, "--") && eq != option.npos) {
+      inline_value = option.substr(eq + 1);
+      option = option.substr(0, eq);
+    }
+    if (TakesValue(option)) {
+      std::string value;
+      if (inline_value) {
+        value = *inline_value;
+      } else if (i + 1 < args.size() &&
+                 (args[i + 1] == "-" || !absl::StartsWith(args[i + 1], "-"))) {
+        // An argument that looks like an option is not taken as a value: "--select --format
+        // json" is a missing value, not an unknown rule named "--format".
+        value = args[++i];
+      } else {
+        return Usage(err, absl::StrCat("option '", option, "' needs a value"));
+      }
+      if (std::optional<UsageError> e = ApplyValue(option, value, options)) {
+        return Usage(err, e->message);
+      }
+      continue;
+    }
+    const bool is_flag =
+        option == "--help" || option == "-h" || option == "--version" || option == "--list-rules";
+    if (!is_flag) return Usage(err, absl::StrCat("unknown option '", option, "'"));
+    if (inline_value) return Usage(err, absl::StrCat("option '", option, "' takes no value"));
+    // Like most tools, --help and --version act as soon as they are seen.
+    if (option == "--help" || option == "-h") {
+      out << kHelp;
+      return kExitClean;
+    }
+    if (option == "--version") {
+      out << kProgram << " " << lint::Version() << "\n";
+      return kExitClean;
+    }
+    options.list_rules = true;
+  }
+
+  if (options.list_rules) {
+    ListRules(out);
+    return kExitClean;
+  }
+  if (options.models.empty()) return Usage(err, "no model given");
+  if (std::count(options.models.begin(), options.models.end(), "-") > 1) {
+    return Usage(err, "'-' (standard input) can be given only once");
+  }
+
+  lint::LintOptions lint_options;
+  lint_options.select = options.select;
+  std::vector<report::ModelResult> results;
+  results.reserve(options.models.size());
+  bool load_failed = false;
+  bool failing = false;
+  for (const std::string& path : options.models) {
+    report::ModelResult result = LintOne(path, lint_options);
+    if (result.error) load_failed = true;
+    for (const lint::Finding& f : result.findings) {
+      if (static_cast<int>(f.severity) >= static_cast<int>(options.fail_on)) failing = true;
+    }
+    results.push_back(std::move(result));
+  }
+
+  if (options.format == Format::kJson) {
+    report::WriteJson(results, out);
+  } else {
+    report::TextOptions text;
+    text.color = options.color == ColorMode::kAlways ||
+                 (options.color == ColorMode::kAuto && env.stdout_is_tty && !env.no_color);
+    report::WriteText(results, text, out);
+  }
+
+  if (load_failed) return kExitError;
+  return failing ? kExitFindings : kExitClean;
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const Environment& env) {
+  // Per-model failures are caught in LintOne; this is for the rest (e.g. out of memory while
+  // writing the report), so that the caller always gets an exit code and never an exception.
+  try {
+    return RunUnguarded(args, out, err, env);
+  } catch (const std::exception& e) {
+    err << kProgram << ": internal error: " << e.what() << "\n";
+  } catch (...) {
+    err << kProgram << ": internal error\n";
+  }
+  return kExitError;
+}
+
+}  // namespace shapelint::cli

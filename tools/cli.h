@@ -1,0 +1,29 @@
+// The onnx-shapelint command line, callable in-process so tests can run it without a subprocess.
+#ifndef SHAPELINT_TOOLS_CLI_H_
+#define SHAPELINT_TOOLS_CLI_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace shapelint::cli {
+
+// Exit codes (documented in --help and docs/cli.md).
+inline constexpr int kExitClean = 0;     // no finding at or above --fail-on
+inline constexpr int kExitFindings = 1;  // findings at or above --fail-on
+inline constexpr int kExitError = 2;     // usage error, or a model could not be loaded
+
+// What Run needs to know about the process it runs in. main() fills it in; tests choose it.
+struct Environment {
+  bool stdout_is_tty = false;  // --color=auto colours only a terminal...
+  bool no_color = false;       // ...and only when NO_COLOR is unset or empty
+};
+
+// Runs the tool on `args` (without argv[0]), writing the report to `out` and usage problems to
+// `err`. Returns the exit code. Model "-" is read from std::cin.
+int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const Environment& env = {});
+
+}  // namespace shapelint::cli
+
+#endif  // SHAPELINT_TOOLS_CLI_H_
