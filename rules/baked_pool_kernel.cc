@@ -17,6 +17,52 @@ std::string Ints(const ONNX_NAMESPACE::NodeProto& node, std::string_view attr) {
   return "[1, ...]";
 }
 
+std::vector<int64_t> IntsOf(const ONNX_NAMESPACE::NodeProto& node, std::string_view attr) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == attr) return {a.ints().begin(), a.ints().end()};
+  }
+  return {};
+}
+
+// Inside the witness range the pooled size is right, but adaptive pooling's values come out
+// only where each window tiles the input exactly (input == kernel * output), i.e. at the
+// export size. Says where that is, when it is narrower than the range.
+std::optional<std::string> ExactTiling(const Analysis& analysis, const Cause& cause,
+                                       const Finding& finding) {
+  if (!finding.witness) return std::nullopt;
+  const auto& node = cause.graph->node(cause.node);
+  const auto kernel = IntsOf(node, "kernel_shape");
+  const infer::TensorFact* in = analysis.inference().Find(node.input(0));
+  auto out = analysis.ShapeAt(node.output(0), analysis.witness());
+  if (in == nullptr || !in->shape || !out || in->shape->size() != kernel.size() + 2) {
+    return std::nullopt;
+  }
+  std::vector<std::string> exact;
+  bool narrower = false;
+  for (const SymbolRange& r : finding.witness->ranges) {
+    if (!r.min || !r.max) return std::nullopt;
+    std::vector<int64_t> good;
+    for (int64_t v = *r.min; v <= *r.max; ++v) {
+      sym::Binding b = analysis.witness();
+      b.Set(r.symbol, v);
+      bool tiles = true;
+      for (size_t i = 0; i < kernel.size(); ++i) {
+        const auto& dim = (*in->shape)[i + 2];
+        auto size = dim ? dim->Evaluate(b) : std::nullopt;
+        tiles = tiles && size == kernel[i] * (*out)[i + 2];
+      }
+      if (tiles) good.push_back(v);
+    }
+    if (good.size() != 1) return std::nullopt;  // only a single exact size is worth stating
+    narrower = narrower || *r.min != *r.max;
+    exact.push_back(absl::StrCat(r.symbol, " = ", good[0]));
+  }
+  if (!narrower || exact.empty()) return std::nullopt;
+  return absl::StrCat("the values match adaptive pooling only where the windows tile the input ",
+                      "exactly (", absl::StrJoin(exact, ", "),
+                      "); elsewhere in the range the shape is right and the values are not");
+}
+
 class BakedPoolKernel : public Rule {
  public:
   using Rule::Rule;
@@ -37,6 +83,7 @@ class BakedPoolKernel : public Rule {
                                   ", strides=", Ints(node, "strides"),
                                   " was computed from the example input size: ", pooled,
                                   " holds only at that size (adaptive pooling decomposed)"));
+      if (auto note = ExactTiling(analysis, cause, f)) f.notes.push_back({*note, std::nullopt});
       f.attribute = "kernel_shape";
       f.fix =
           "export with a static spatial size, or with an exporter that lowers adaptive pooling "

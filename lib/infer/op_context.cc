@@ -73,6 +73,23 @@ std::optional<std::string> OpContext::AttrString(std::string_view name) const {
   return a->s();
 }
 
+std::optional<float> OpContext::AttrFloat(std::string_view name) const {
+  const AttributeProto* a = Attr(name);
+  if (a == nullptr || a->type() != AttributeProto::FLOAT) return std::nullopt;
+  return a->f();
+}
+
+const TensorProto* OpContext::AttrTensor(std::string_view name) const {
+  const AttributeProto* a = Attr(name);
+  if (a == nullptr || a->type() != AttributeProto::TENSOR) return nullptr;
+  return &a->t();
+}
+
+sym::Expr OpContext::FreshSymbol(std::string_view what) {
+  // Quoted when printed if the node name is not an identifier; unique per node and output.
+  return sym::Expr::Symbol(absl::StrCat(graph_.NodeLabel(node_index_), ":", std::string(what)));
+}
+
 std::optional<std::vector<int64_t>> OpContext::ConstInts(size_t i) const {
   const TensorFact& f = in(i);
   if (!f.values) return std::nullopt;

@@ -49,8 +49,15 @@ class OpContext {
   std::optional<std::vector<int64_t>> AttrInts(std::string_view name) const;
   std::optional<std::string> AttrString(std::string_view name) const;
 
+  std::optional<float> AttrFloat(std::string_view name) const;
+  const ONNX_NAMESPACE::TensorProto* AttrTensor(std::string_view name) const;
+
   // Constant integer values of input `i`, when every element is a known constant.
   std::optional<std::vector<int64_t>> ConstInts(size_t i) const;
+
+  // A new symbol for a size only known at run time (NonZero's count, TopK's k from data),
+  // named after the node and `what` so that what follows still propagates symbolically.
+  sym::Expr FreshSymbol(std::string_view what);
 
   OriginId AddOrigin(Origin origin);
   const Origin* origin(OriginId id) const { return inference_.OriginOf(id); }

@@ -395,7 +395,10 @@ Counterexample Analysis::Evaluate(const sym::Binding& bound) const {
     const Requirement& r = *failure->requirement;
     c.failing_node = Ref(*r.graph, r.node);
     c.failure = DescribeFailure(r, failure->lhs, failure->rhs);
+    c.node_fails = r.kind != RequirementKind::kDeclaredShape;
   }
+  // Past a node that cannot run there are no outputs to show.
+  if (c.node_fails) return c;
   for (const auto& out : g.proto().output()) {
     lint::ShapeAt shape;
     shape.value = out.name();

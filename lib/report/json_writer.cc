@@ -59,6 +59,7 @@ Json ToJson(const lint::Counterexample& cx) {
   j["inputs"] = std::move(inputs);
   j["failing_node"] = ToJson(cx.failing_node);
   j["failure"] = cx.failure;
+  j["node_fails"] = cx.node_fails;
   Json outputs = Json::array();
   for (const lint::ShapeAt& o : cx.outputs) {
     Json out = Json::object();

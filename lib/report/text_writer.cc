@@ -153,7 +153,7 @@ std::string DescribeCounterexample(const lint::Counterexample& cx) {
   // An output that differs from its declaration is the most concrete evidence there is; the
   // failure text is used when the graph stops before producing its outputs.
   std::vector<std::string> mismatches;
-  for (const lint::ShapeAt& o : cx.outputs) {
+  for (const lint::ShapeAt& o : cx.node_fails ? std::vector<lint::ShapeAt>{} : cx.outputs) {
     if (!o.expected || o.actual == *o.expected) continue;
     mismatches.push_back(absl::StrCat("output '", Clean(o.value), "' is ", Dims(o.actual),
                                       ", declared ", Dims(*o.expected)));

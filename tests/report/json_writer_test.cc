@@ -124,7 +124,8 @@ TEST_CASE("json: keys come in the documented order", "[report][json]") {
         std::vector<std::string>{"rule", "name", "severity", "message", "node", "attribute",
                                  "symbols", "witness", "counterexample", "notes", "fix"});
   CHECK(Keys(doc["models"][0]["findings"][0]["counterexample"]) ==
-        std::vector<std::string>{"binding", "inputs", "failing_node", "failure", "outputs"});
+        std::vector<std::string>{"binding", "inputs", "failing_node", "failure", "node_fails",
+                                 "outputs"});
   CHECK(Keys(doc["summary"]) ==
         std::vector<std::string>{"models", "errors", "warnings", "notes", "load_errors"});
 }

@@ -434,3 +434,31 @@ TEST_CASE("cli: usage errors", "[cli]") {
 
 }  // namespace
 }  // namespace shapelint::cli
+
+namespace shapelint::cli {
+namespace {
+
+// End to end: the whole JSON report of a real lint run, against a golden file that was checked
+// by hand (witness s2 in [6, 8] and s3 in [6, 7]; at s2 = 9, s3 = 8 the pool gives 3 x 4).
+// The version and the path are redacted so the file survives releases and checkouts.
+TEST_CASE("cli: the JSON report of the adaptive pool model matches the golden file",
+          "[cli][golden]") {
+  const std::string model = SHAPELINT_SOURCE_DIR "/tests/rules/SL001/adaptive_pool_dynamo.onnxtxt";
+  Outcome o = RunCli({"--format", "json", model});
+  CHECK(o.code == kExitFindings);
+  std::string actual = o.out;
+  const std::string version = "\"version\": \"" + std::string(lint::Version()) + "\"";
+  for (auto [from, to] : {std::pair{version, std::string("\"version\": \"<version>\"")},
+                          std::pair{"\"" + model + "\"", std::string("\"<path>\"")}}) {
+    for (size_t at = actual.find(from); at != std::string::npos; at = actual.find(from, at)) {
+      actual.replace(at, from.size(), to);
+    }
+  }
+  std::ifstream in(SHAPELINT_SOURCE_DIR "/tests/tools/golden/adaptive_pool.json", std::ios::binary);
+  REQUIRE(in);
+  std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(actual == golden);
+}
+
+}  // namespace
+}  // namespace shapelint::cli
