@@ -13,12 +13,15 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
+#include "shapelint/report/shapes.h"
 
 namespace shapelint::cli {
 namespace {
@@ -28,6 +31,7 @@ constexpr std::string_view kProgram = "onnx-shapelint";
 // Keep in sync with docs/cli.md.
 constexpr std::string_view kHelp =
     R"(Usage: onnx-shapelint [OPTIONS] MODEL...
+       onnx-shapelint shapes [--format FORMAT] [--dims NAME=SIZE,...] MODEL...
 
 Finds sizes of the example input baked into ONNX models exported with dynamic
 axes: graphs that work at the export size and fail, or silently return another
@@ -56,6 +60,13 @@ Options:
 
 An option's value follows it as the next argument or after '='
 (--format=json).
+
+'shapes' prints what the engine infers for every value instead of linting:
+its shape as expressions over the input dims, the values of small integer
+tensors (shape computations), and notes on ops it does not model.
+  --format FORMAT     'text' (default) or 'json'.
+  --dims NAME=SIZE    Also evaluate every dim with these sizes for the input
+                      dims (comma-separated, may be repeated): batch=2,seq=128.
 
 Exit status:
   0  no finding at or above --fail-on
@@ -281,10 +292,92 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
   return failing ? kExitFindings : kExitClean;
 }
 
+// `shapes MODEL...`: the engine's facts for every value.
+int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Format format = Format::kText;
+  sym::Binding dims;
+  bool has_dims = false;
+  std::vector<std::string> models;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-" || !absl::StartsWith(arg, "-")) {
+      models.push_back(arg);
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      out << kHelp;
+      return kExitClean;
+    }
+    std::string value;
+    if (size_t eq = arg.find('='); eq != arg.npos && (absl::StartsWith(arg, "--format=") ||
+                                                      absl::StartsWith(arg, "--dims="))) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (arg == "--format" || arg == "--dims") {
+      if (i + 1 >= args.size()) return Usage(err, absl::StrCat("option '", arg, "' needs a value"));
+      value = args[++i];
+    } else {
+      return Usage(err, absl::StrCat("unknown option '", arg, "' for shapes"));
+    }
+    if (arg == "--format") {
+      if (value != "text" && value != "json") {
+        return Usage(
+            err, absl::StrCat("invalid value '", value, "' for --format (expected text or json)"));
+      }
+      format = value == "json" ? Format::kJson : Format::kText;
+      continue;
+    }
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      int64_t size = 0;
+      if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &size) || size < 0) {
+        return Usage(err, absl::StrCat("invalid size '", std::string(item),
+                                       "' in --dims (expected NAME=SIZE, SIZE >= 0)"));
+      }
+      dims.Set(kv.first, size);
+      has_dims = true;
+    }
+  }
+  if (models.empty()) return Usage(err, "no model given");
+  struct Loaded {
+    std::unique_ptr<ir::Model> model;
+    infer::Inference inference;
+  };
+  std::vector<std::unique_ptr<Loaded>> loaded;
+  bool load_failed = false;
+  std::vector<report::ShapesReport> reports;
+  for (const std::string& path : models) {
+    auto model = ir::LoadModel(path);
+    if (!model.ok()) {
+      err << kProgram << ": error: " << model.status().message() << "\n";
+      load_failed = true;
+      continue;
+    }
+    auto& l = loaded.emplace_back(std::make_unique<Loaded>());
+    l->model = *std::move(model);
+    l->inference = infer::Infer(*l->model);
+    reports.push_back({path, l->model.get(), &l->inference, has_dims ? &dims : nullptr});
+  }
+  if (format == Format::kJson) {
+    report::WriteShapesJson(reports, out);
+  } else {
+    for (const auto& r : reports) report::WriteShapesText(r, out);
+  }
+  return load_failed ? kExitError : kExitClean;
+}
+
 }  // namespace
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Environment& env) {
+  if (!args.empty() && args[0] == "shapes") {
+    try {
+      return RunShapes({args.begin() + 1, args.end()}, out, err);
+    } catch (const std::exception& e) {
+      err << kProgram << ": internal error: " << e.what() << "\n";
+      return kExitError;
+    }
+  }
   // Per-model failures are caught in LintOne; this is for the rest (e.g. out of memory while
   // writing the report), so that the caller always gets an exit code and never an exception.
   try {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer {
 namespace {
@@ -13,45 +14,6 @@ namespace {
 using sym::Expr;
 using sym::MaybeExpr;
 using BinaryFn = std::function<MaybeExpr(const MaybeExpr&, const MaybeExpr&)>;
-
-// Broadcast result dim for one axis, given the operands' dims there (nullopt where an operand
-// has no such axis). Records that the operands must be compatible.
-MaybeExpr BroadcastAxis(OpContext& ctx, const std::vector<std::optional<MaybeExpr>>& dims,
-                        int64_t out_axis) {
-  std::vector<Expr> non_one;
-  bool unknown = false;
-  for (const auto& d : dims) {
-    if (!d) continue;  // operand too short: implicitly 1
-    if (!*d) {
-      unknown = true;
-      continue;
-    }
-    if ((*d)->AsConstant() == 1) continue;
-    if (std::find(non_one.begin(), non_one.end(), **d) == non_one.end()) {
-      non_one.push_back(**d);
-    }
-  }
-  for (size_t i = 1; i < non_one.size(); ++i) {
-    ctx.Require(RequirementKind::kBroadcast, Relation::kBroadcastable, non_one[0], non_one[i],
-                absl::StrCat(ctx.node().op_type(), " operands broadcast at output axis ", out_axis),
-                kNoOrigin, out_axis);
-  }
-  if (unknown) {
-    // An unknown operand dim may still be 1; the result is known only if another operand
-    // fixes it to something other than 1.
-    return std::nullopt;
-  }
-  if (non_one.empty()) return Expr::Constant(1);
-  if (non_one.size() == 1) return non_one[0];
-  // Valid broadcasting leaves each symbolic dim equal to the rest or 1: a constant other than
-  // 1 decides the result, otherwise the largest operand does.
-  for (const Expr& e : non_one) {
-    if (e.IsConstant()) return e;
-  }
-  MaybeExpr result = non_one[0];
-  for (size_t i = 1; i < non_one.size(); ++i) result = sym::Max(result, non_one[i]);
-  return result;
-}
 
 std::optional<Dims> BroadcastShapes(OpContext& ctx, const std::vector<const TensorFact*>& ins) {
   size_t rank = 0;
@@ -61,34 +23,18 @@ std::optional<Dims> BroadcastShapes(OpContext& ctx, const std::vector<const Tens
   }
   Dims out(rank);
   for (size_t axis = 0; axis < rank; ++axis) {
-    std::vector<std::optional<MaybeExpr>> dims;
+    std::vector<BroadcastOperand> dims;
     for (const TensorFact* f : ins) {
       size_t r = f->shape->size();
-      if (axis + r < rank) {
-        dims.push_back(std::nullopt);
-      } else {
-        dims.push_back((*f->shape)[axis + r - rank]);
-      }
+      // An operand without this axis counts as 1 and takes no part.
+      if (axis + r >= rank) dims.push_back({(*f->shape)[axis + r - rank]});
     }
-    out[axis] = BroadcastAxis(ctx, dims, static_cast<int64_t>(axis));
+    out[axis] = BroadcastDim(
+        ctx, dims, RequirementKind::kBroadcast,
+        absl::StrCat(ctx.node().op_type(), " operands broadcast at output axis ", axis),
+        static_cast<int64_t>(axis));
   }
   return out;
-}
-
-// Index of the element of an operand with `shape` that feeds output element `flat`.
-int64_t SourceIndex(int64_t flat, const std::vector<int64_t>& out_shape,
-                    const std::vector<int64_t>& shape) {
-  int64_t index = 0, stride = 1;
-  const size_t offset = out_shape.size() - shape.size();
-  for (size_t k = out_shape.size(); k-- > 0;) {
-    int64_t coord = flat % out_shape[k];
-    flat /= out_shape[k];
-    if (k < offset) continue;
-    int64_t dim = shape[k - offset];
-    if (dim != 1) index += coord * stride;
-    stride *= dim;
-  }
-  return index;
 }
 
 std::optional<std::vector<int64_t>> ConstShape(const TensorFact& f) {
@@ -121,26 +67,13 @@ std::optional<std::vector<Element>> BroadcastValues(
   for (int64_t i = 0; i < *out_count; ++i) {
     std::vector<const Element*> args;
     for (size_t k = 0; k < ins.size(); ++k) {
-      int64_t src = SourceIndex(i, out_shape, shapes[k]);
+      int64_t src = BroadcastSource(i, out_shape, shapes[k]);
       if (src >= static_cast<int64_t>(ins[k]->values->size())) return std::nullopt;
       args.push_back(&(*ins[k]->values)[src]);
     }
     out.push_back(fn(args));
   }
   return out;
-}
-
-// A computed element is a literal only if it is constant; it keeps a literal operand's origin.
-Element Combine(const MaybeExpr& value, const std::vector<const Element*>& args) {
-  Element e{value, kNoOrigin};
-  if (!value || !value->IsConstant()) return e;
-  for (const Element* a : args) {
-    if (a->origin != kNoOrigin) {
-      e.origin = a->origin;
-      break;
-    }
-  }
-  return e;
 }
 
 MaybeExpr CompareValues(const std::string& op, const MaybeExpr& a, const MaybeExpr& b) {
@@ -213,7 +146,7 @@ void InferUnary(OpContext& ctx) {
       } else if (op == "Floor" || op == "Ceil" || op == "Round") {
         v = e.value;
       }
-      vals.push_back(Combine(v, {&e}));
+      vals.push_back(Computed(v, {&e}));
     }
     y.values = std::move(vals);
   }
@@ -235,7 +168,7 @@ void InferElementwise(OpContext& ctx) {
   y.values = BroadcastValues(ins, *shape, [&](const std::vector<const Element*>& args) {
     MaybeExpr v = args[0]->value;
     for (size_t k = 1; k < args.size(); ++k) v = fn(v, args[k]->value);
-    return Combine(v, args);
+    return Computed(v, args);
   });
 }
 

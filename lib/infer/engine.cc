@@ -28,18 +28,66 @@ const TensorShapeProto* DeclaredShape(const ValueInfoProto* vi) {
   return &vi->type().tensor_type().shape();
 }
 
-class Propagator {
+// The values visible while inferring one graph: its own, then its enclosing graphs'.
+struct Scope {
+  const ir::Graph* graph;
+  FactMap* facts;
+  const Scope* parent;
+  bool record_requirements;
+
+  const TensorFact* Find(std::string_view value) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      auto it = s->facts->find(value);
+      if (it != s->facts->end()) return &it->second;
+    }
+    return nullptr;
+  }
+};
+
+class Propagator : public SubgraphRunner {
  public:
   Propagator(const ir::Model& model, Inference& out) : model_(model), out_(out) {}
 
   void Run() {
     const ir::Graph& g = model_.graph();
+    Scope scope{&g, &out_.facts, nullptr, true};
     SeedInputs(g);
-    for (int i : g.topological_order()) InferNode(g, i);
+    for (int i : g.topological_order()) InferNode(scope, i);
     CheckDeclarations(g);
   }
 
+  std::vector<TensorFact> RunSubgraph(const OpContext& ctx, const ir::Graph& body,
+                                      std::vector<TensorFact> inputs,
+                                      bool record_requirements) override {
+    if (depth_ >= kMaxNesting) return std::vector<TensorFact>(body.proto().output_size());
+    FactMap& facts = out_.subgraph_facts[&body];
+    facts.clear();
+    for (const auto& t : body.proto().initializer()) {
+      out_.origins.push_back({Origin::Kind::kInitializer, &body, -1, t.name()});
+      facts[t.name()] = FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
+    }
+    for (int i = 0; i < body.proto().input_size(); ++i) {
+      TensorFact f = i < static_cast<int>(inputs.size()) ? std::move(inputs[i]) : TensorFact{};
+      AdoptDeclaration(body, body.proto().input(i).name(), f);
+      facts[body.proto().input(i).name()] = std::move(f);
+    }
+    const Scope* outer = scopes_.at(&ctx.graph());
+    Scope scope{&body, &facts, outer, outer->record_requirements && record_requirements};
+    ++depth_;
+    for (int i : body.topological_order()) InferNode(scope, i);
+    --depth_;
+    std::vector<TensorFact> results;
+    for (const auto& out : body.proto().output()) {
+      const TensorFact* f = scope.Find(out.name());
+      results.push_back(f != nullptr ? *f : TensorFact{});
+    }
+    return results;
+  }
+
  private:
+  // Subgraphs nested deeper than this stay unknown (the loader caps nesting as well).
+  static constexpr int kMaxNesting = 64;
+
   void SeedInputs(const ir::Graph& g) {
     const auto& proto = g.proto();
     for (const auto& t : proto.initializer()) {
@@ -74,17 +122,23 @@ class Propagator {
     }
   }
 
-  void InferNode(const ir::Graph& g, int index) {
+  void InferNode(const Scope& scope, int index) {
+    const ir::Graph& g = *scope.graph;
     const auto& node = g.node(index);
     std::vector<const TensorFact*> inputs;
     for (const auto& name : node.input()) {
-      inputs.push_back(name.empty() ? nullptr : out_.Find(name));
+      inputs.push_back(name.empty() ? nullptr : scope.Find(name));
     }
     std::vector<TensorFact> outputs(node.output_size());
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    OpInferFn fn = default_domain ? FindOp(node.op_type()) : nullptr;
+    OpInferFn fn = FindOp(node.domain(), node.op_type());
     OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs);
-    if (fn != nullptr) {
+    ctx.set_record_requirements(scope.record_requirements);
+    scopes_[&g] = &scope;
+    ControlFlowFn control = default_domain ? FindControlFlow(node.op_type()) : nullptr;
+    if (control != nullptr) {
+      control(ctx, *this);
+    } else if (fn != nullptr) {
       fn(ctx);
     } else {
       ctx.Unsupported(absl::StrCat("op ", node.domain().empty() ? "" : node.domain() + ".",
@@ -95,7 +149,7 @@ class Propagator {
       if (node.output(k).empty()) continue;
       TensorFact& f = outputs[k];
       AdoptDeclaration(g, node.output(k), f);
-      out_.facts[node.output(k)] = std::move(f);
+      (*scope.facts)[node.output(k)] = std::move(f);
     }
   }
 
@@ -154,11 +208,28 @@ class Propagator {
 
   const ir::Model& model_;
   Inference& out_;
+  int depth_ = 0;
+  // The scope each graph is being inferred in, for subgraphs to reach their outer values.
+  absl::flat_hash_map<const ir::Graph*, const Scope*> scopes_;
   absl::flat_hash_set<std::string> input_symbols_;
   absl::flat_hash_set<std::string_view> adopted_;
 };
 
 }  // namespace
+
+const TensorFact* Inference::FindIn(const ir::Graph& graph, std::string_view value) const {
+  for (const ir::Graph* g = &graph; g != nullptr; g = g->parent()) {
+    const FactMap* facts = &this->facts;
+    if (g->parent() != nullptr) {
+      auto it = subgraph_facts.find(g);
+      if (it == subgraph_facts.end()) continue;
+      facts = &it->second;
+    }
+    auto f = facts->find(value);
+    if (f != facts->end()) return &f->second;
+  }
+  return nullptr;
+}
 
 std::vector<std::string> Inference::InputSymbols() const {
   absl::flat_hash_set<std::string> seen;

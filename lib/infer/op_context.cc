@@ -87,7 +87,9 @@ const TensorProto* OpContext::AttrTensor(std::string_view name) const {
 
 sym::Expr OpContext::FreshSymbol(std::string_view what) {
   // Quoted when printed if the node name is not an identifier; unique per node and output.
-  return sym::Expr::Symbol(absl::StrCat(graph_.NodeLabel(node_index_), ":", std::string(what)));
+  std::string where = graph_.parent() == nullptr ? "" : graph_.path() + "/";
+  return sym::Expr::Symbol(
+      absl::StrCat(where, graph_.NodeLabel(node_index_), ":", std::string(what)));
 }
 
 std::optional<std::vector<int64_t>> OpContext::ConstInts(size_t i) const {
@@ -112,6 +114,7 @@ bool OpContext::Require(RequirementKind kind, Relation relation, const sym::Mayb
                         const sym::MaybeExpr& rhs, std::string what, OriginId origin,
                         int64_t axis) {
   if (!lhs || !rhs) return true;  // unknown: nothing to check, nothing to claim
+  if (!record_requirements_) return true;
   if (*lhs == *rhs) return true;
   auto l = lhs->AsConstant();
   auto r = rhs->AsConstant();

@@ -67,6 +67,10 @@ class OpContext {
                const sym::MaybeExpr& rhs, std::string what, OriginId origin = kNoOrigin,
                int64_t axis = -1);
 
+  // Inside a subgraph whose execution depends on data (a branch of an If whose condition is
+  // not known, a Loop body), requirements are not recorded: they may never have to hold.
+  void set_record_requirements(bool record) { record_requirements_ = record; }
+
   // Notes that the op's output stays unknown for `reason` (at most one note per op type).
   void Unsupported(std::string_view reason);
 
@@ -77,12 +81,30 @@ class OpContext {
   Inference& inference_;
   std::vector<const TensorFact*> inputs_;
   std::vector<TensorFact>& outputs_;
+  bool record_requirements_ = true;
 };
+
+// Runs inference over a subgraph in the scope of the node that holds it: the engine
+// implements it; control-flow ops call it.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  // Facts of `body`'s outputs, given facts for its inputs (in order). Requirements inside
+  // are recorded only if `record_requirements` and the enclosing scope records them.
+  virtual std::vector<TensorFact> RunSubgraph(const OpContext& ctx, const ir::Graph& body,
+                                              std::vector<TensorFact> inputs,
+                                              bool record_requirements) = 0;
+};
+using ControlFlowFn = void (*)(OpContext& ctx, SubgraphRunner& runner);
+// The function for If, Loop and Scan; nullptr for other ops.
+ControlFlowFn FindControlFlow(std::string_view op_type);
 
 using OpInferFn = void (*)(OpContext& ctx);
 
 // The inference function for a default-domain op, or nullptr when the op is not modelled.
 OpInferFn FindOp(std::string_view op_type);
+// The same for any domain: the default domain ("" or "ai.onnx") and com.microsoft.
+OpInferFn FindOp(std::string_view domain, std::string_view op_type);
 
 // Helpers shared by the op families.
 bool IsIntegerType(int32_t elem_type);

@@ -57,6 +57,7 @@ constexpr OpEntry kOps[] = {
     {"Tan", InferUnary},
     {"Tanh", InferUnary},
     {"ThresholdedRelu", InferUnary},
+    {"BitwiseNot", InferUnary},
     // N-ary elementwise with multidirectional broadcasting
     {"Add", InferElementwise},
     {"Sub", InferElementwise},
@@ -76,7 +77,12 @@ constexpr OpEntry kOps[] = {
     {"Max", InferElementwise},
     {"Sum", InferElementwise},
     {"Mean", InferElementwise},
-    {"PRelu", InferElementwise},
+    {"BitShift", InferElementwise},
+    {"BitwiseAnd", InferElementwise},
+    {"BitwiseOr", InferElementwise},
+    {"BitwiseXor", InferElementwise},
+    // The slope broadcasts to X unidirectionally (by channel before opset 7): X's shape.
+    {"PRelu", InferSameShape},
     {"Where", InferWhere},
     // Shape manipulation
     {"Shape", InferShape},
@@ -104,11 +110,128 @@ constexpr OpEntry kOps[] = {
     {"LogSoftmax", InferSameShape},
     {"Hardmax", InferSameShape},
     {"LRN", InferSameShape},
-    {"InstanceNormalization", InferSameShape},
+    {"InstanceNormalization", InferInstanceNormalization},
     {"LpNormalization", InferSameShape},
     {"MeanVarianceNormalization", InferSameShape},
     {"BatchNormalization", InferBatchNormalization},
     {"Dropout", InferDropout},
+    // Convolution relatives (conv_transpose.cc)
+    {"ConvTranspose", InferConvTranspose},
+    {"ConvInteger", InferConvInteger},
+    {"QLinearConv", InferQLinearConv},
+    {"DeformConv", InferDeformConv},
+    {"MaxUnpool", InferMaxUnpool},
+    {"Col2Im", InferCol2Im},
+    // Quantisation (quantize_ops.cc)
+    {"QuantizeLinear", InferQuantizeLinear},
+    {"DequantizeLinear", InferDequantizeLinear},
+    {"DynamicQuantizeLinear", InferDynamicQuantizeLinear},
+    {"MatMulInteger", InferMatMulInteger},
+    {"QLinearMatMul", InferQLinearMatMul},
+    // Normalisations with statistics or parameter checks (norm_ops.cc); ORT registers
+    // LayerNormalization (before opset 17) and SimplifiedLayerNormalization in this domain.
+    {"LayerNormalization", InferLayerNormalization},
+    {"SimplifiedLayerNormalization", InferSimplifiedLayerNormalization},
+    {"RMSNormalization", InferRMSNormalization},
+    {"GroupNormalization", InferGroupNormalization},
+    // Regions and sampling (spatial_ops.cc)
+    {"MaxRoiPool", InferMaxRoiPool},
+    {"RoiAlign", InferRoiAlign},
+    {"GridSample", InferGridSample},
+    {"AffineGrid", InferAffineGrid},
+    {"NonMaxSuppression", InferNonMaxSuppression},
+    // Recurrent layers (rnn_ops.cc)
+    {"RNN", InferRNN},
+    {"GRU", InferGRU},
+    {"LSTM", InferLSTM},
+    // Attention (attention_ops.cc)
+    {"Attention", InferAttention},
+    {"RotaryEmbedding", InferRotaryEmbedding},
+    // Signal processing (signal_ops.cc)
+    {"DFT", InferDFT},
+    {"STFT", InferSTFT},
+    {"HannWindow", InferWindow},
+    {"HammingWindow", InferWindow},
+    {"BlackmanWindow", InferWindow},
+    {"MelWeightMatrix", InferMelWeightMatrix},
+    // Random generators (random_ops.cc)
+    {"Bernoulli", InferRandomLike},
+    {"RandomNormalLike", InferRandomLike},
+    {"RandomUniformLike", InferRandomLike},
+    {"RandomNormal", InferRandom},
+    {"RandomUniform", InferRandom},
+    {"Multinomial", InferMultinomial},
+    // Losses (loss_ops.cc)
+    {"SoftmaxCrossEntropyLoss", InferSoftmaxCrossEntropyLoss},
+    {"NegativeLogLikelihoodLoss", InferNegativeLogLikelihoodLoss},
+    // Text (text_ops.cc)
+    {"StringNormalizer", InferStringNormalizer},
+    {"TfIdfVectorizer", InferTfIdfVectorizer},
+    // Tensor rearrangement and resizing (tensor_ops.cc)
+    {"Expand", InferExpand},
+    {"Tile", InferTile},
+    {"Pad", InferPad},
+    {"Split", InferSplit},
+    {"DepthToSpace", InferDepthToSpace},
+    {"SpaceToDepth", InferSpaceToDepth},
+    {"Resize", InferResize},
+    {"Upsample", InferUpsample},
+    {"CenterCropPad", InferCenterCropPad},
+    {"CastLike", InferCastLike},
+    {"Clip", InferClip},
+    {"CumSum", InferCumSum},
+    {"ReverseSequence", InferSameShape},
+    {"Trilu", InferSameShape},
+    // Generators (generator_ops.cc)
+    {"Range", InferRange},
+    {"ConstantOfShape", InferConstantOfShape},
+    {"Size", InferSize},
+    {"EyeLike", InferEyeLike},
+    {"OneHot", InferOneHot},
+    // Indexing and data-dependent sizes (index_ops.cc)
+    {"GatherElements", InferGatherElements},
+    {"GatherND", InferGatherND},
+    {"ScatterElements", InferScatterElements},
+    {"Scatter", InferScatterElements},
+    {"ScatterND", InferScatterND},
+    {"Compress", InferCompress},
+    {"NonZero", InferNonZero},
+    {"TopK", InferTopK},
+    {"Unique", InferUnique},
+    // Reductions and contractions (reduce_ops.cc)
+    {"ReduceSum", InferReduce},
+    {"ReduceMean", InferReduce},
+    {"ReduceMax", InferReduce},
+    {"ReduceMin", InferReduce},
+    {"ReduceProd", InferReduce},
+    {"ReduceL1", InferReduce},
+    {"ReduceL2", InferReduce},
+    {"ReduceLogSum", InferReduce},
+    {"ReduceLogSumExp", InferReduce},
+    {"ReduceSumSquare", InferReduce},
+    {"ArgMax", InferArgMinMax},
+    {"ArgMin", InferArgMinMax},
+    {"Einsum", InferEinsum},
+    {"Det", InferDet},
+};
+
+// com.microsoft contrib ops (microsoft_ops.cc), as ONNX Runtime's optimisers write them.
+constexpr OpEntry kMicrosoftOps[] = {
+    {"Attention", InferMsAttention},
+    {"BiasGelu", InferMsSameShape},
+    {"EmbedLayerNormalization", InferMsEmbedLayerNormalization},
+    {"FastGelu", InferMsSameShape},
+    {"GatherBlockQuantized", InferMsGatherBlockQuantized},
+    {"Gelu", InferMsSameShape},
+    {"GroupQueryAttention", InferMsGroupQueryAttention},
+    {"LayerNormalization", InferLayerNormalization},
+    {"MatMulNBits", InferMsMatMulNBits},
+    {"MultiHeadAttention", InferMsMultiHeadAttention},
+    {"QuickGelu", InferMsSameShape},
+    {"RotaryEmbedding", InferMsSameShape},
+    {"SimplifiedLayerNormalization", InferSimplifiedLayerNormalization},
+    {"SkipLayerNormalization", InferMsSkipLayerNormalization},
+    {"SkipSimplifiedLayerNormalization", InferMsSkipSimplifiedLayerNormalization},
 };
 
 }  // namespace
@@ -117,6 +240,18 @@ OpInferFn FindOp(std::string_view op_type) {
   static const auto* table = [] {
     auto* t = new absl::flat_hash_map<std::string_view, OpInferFn>();
     for (const OpEntry& e : kOps) t->emplace(e.op_type, e.fn);
+    return t;
+  }();
+  auto it = table->find(op_type);
+  return it == table->end() ? nullptr : it->second;
+}
+
+OpInferFn FindOp(std::string_view domain, std::string_view op_type) {
+  if (domain.empty() || domain == "ai.onnx") return FindOp(op_type);
+  if (domain != "com.microsoft") return nullptr;
+  static const auto* table = [] {
+    auto* t = new absl::flat_hash_map<std::string_view, OpInferFn>();
+    for (const OpEntry& e : kMicrosoftOps) t->emplace(e.op_type, e.fn);
     return t;
   }();
   auto it = table->find(op_type);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer {
 namespace {
@@ -178,12 +179,6 @@ void InferConcat(OpContext& ctx) {
 
 namespace {
 
-// max(len, 0), written as len where len cannot be negative.
-MaybeExpr ClampAtZero(const MaybeExpr& len) {
-  if (len && sym::KnownNonNegative(*len)) return len;
-  return sym::Max(len, Expr::Constant(0));
-}
-
 // Length of x[start:end:step] along a dim of size `d`, with ONNX's clamping.
 MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExpr& end,
                       int64_t step) {
@@ -200,7 +195,7 @@ MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExp
                                            : (*e < 0 ? sym::Max(sym::Add(d, end), Expr::Constant(0))
                                                      : sym::Min(end, d)));
     MaybeExpr diff = sym::Sub(hi, lo);
-    return ClampAtZero(step == 1 ? diff : sym::CeilDiv(diff, Expr::Constant(step)));
+    return NonNegative(step == 1 ? diff : sym::CeilDiv(diff, Expr::Constant(step)));
   }
   if (!s || !e) return std::nullopt;
   MaybeExpr minus_one = Expr::Constant(-1);
@@ -211,7 +206,7 @@ MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExp
   MaybeExpr lo = *e <= -kSliceToEnd ? minus_one
                  : *e < 0           ? sym::Max(sym::Add(d, end), minus_one)
                                     : sym::Min(end, sym::Sub(d, Expr::Constant(1)));
-  return ClampAtZero(sym::CeilDiv(sym::Sub(hi, lo), Expr::Constant(-step)));
+  return NonNegative(sym::CeilDiv(sym::Sub(hi, lo), Expr::Constant(-step)));
 }
 
 std::optional<std::vector<MaybeExpr>> ValuesOrAttr(OpContext& ctx, size_t input,

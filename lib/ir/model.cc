@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "ir/inline_functions.h"
 
 namespace shapelint::ir {
 namespace {
@@ -52,8 +53,17 @@ std::vector<const Graph*> Graph::Subgraphs(int index) const {
   std::vector<const Graph*> result;
   auto it = subgraphs_.find(index);
   if (it == subgraphs_.end()) return result;
-  for (const auto& g : it->second) result.push_back(g.get());
+  for (const auto& s : it->second) result.push_back(s.graph.get());
   return result;
+}
+
+const Graph* Graph::Subgraph(int index, std::string_view attribute) const {
+  auto it = subgraphs_.find(index);
+  if (it == subgraphs_.end()) return nullptr;
+  for (const auto& s : it->second) {
+    if (s.attribute == attribute) return s.graph.get();
+  }
+  return nullptr;
 }
 
 std::string Graph::NodeLabel(int index) const {
@@ -118,7 +128,7 @@ class GraphBuilder {
               *body, g.get(), absl::StrCat(g->path_, "/", g->NodeLabel(i), ".", attr.name()));
           if (!sub.ok()) return sub.status();
           for (std::string_view outer : sub_builder.outer_reads_) reads[i].push_back(outer);
-          g->subgraphs_[i].push_back(*std::move(sub));
+          g->subgraphs_[i].push_back({attr.name(), *std::move(sub)});
         }
       }
     }
@@ -246,6 +256,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::FromProto(ONNX_NAMESPACE::ModelPro
     return absl::InvalidArgumentError(
         absl::StrCat(model->source_, ": not an ONNX model (it has no graph)"));
   }
+  InlineFunctions(model->proto_);
   for (const auto& op : model->proto_.opset_import()) {
     std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
     model->opsets_[domain] = op.version();

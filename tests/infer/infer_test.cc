@@ -103,10 +103,10 @@ g (float[N,C,H,W] x) => (float[N,?] y) {
   CHECK(r.Values("half") == "{floor(N / 2), floor(C / 2), floor(H / 2), floor(W / 2)}");
   CHECK(r.Shape("u") == "[1, 1]");
   CHECK(r.Shape("sq") == "[1]");
-  // ReduceProd is not modelled yet: unknown, and one note.
-  CHECK(r.Shape("p") == "?");
-  REQUIRE(r.inference.notes.size() == 1);
-  CHECK(r.inference.notes[0].message.find("ReduceProd") != std::string::npos);
+  // ReduceProd without axes reduces everything, kept as [1]: the product H * W.
+  CHECK(r.Shape("p") == "[1]");
+  CHECK(r.Values("p") == "{H*W}");
+  CHECK(r.inference.notes.empty());
 }
 
 TEST_CASE("reshape, flatten, transpose, matmul, gemm", "[infer]") {

@@ -116,3 +116,57 @@ TEST_CASE("bad bytes are load errors, never crashes", "[ir]") {
 
 }  // namespace
 }  // namespace shapelint::ir
+
+namespace shapelint::ir {
+namespace {
+
+TEST_CASE("model-local functions are expanded at their call sites", "[ir]") {
+  auto m = LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[N,4] x) => (float[N,4] y) {
+  a = local.Scaled <alpha = 0.5> (x)
+  y = local.Scaled (a)
+}
+<domain: "local", opset_import: ["" : 17]>
+Scaled <alpha> (p) => (q) {
+  t = Add (p, p)
+  q = LeakyRelu <alpha: float = @alpha> (t)
+}
+)",
+                              "f.onnxtxt");
+  INFO(m.status().message());
+  REQUIRE(m.ok());
+  const Graph& g = (*m)->graph();
+  REQUIRE(g.num_nodes() == 4);
+  // Inner values get the call's namespace; formal parameters become the call's values.
+  CHECK(g.node(0).name() == "Scaled_0/Add");
+  CHECK(g.node(0).input(0) == "x");
+  CHECK(g.node(0).output(0) == "Scaled_0/t");
+  CHECK(g.node(1).output(0) == "a");
+  CHECK(g.node(3).input(0) == "Scaled_1/t");
+  CHECK(g.node(3).output(0) == "y");
+  // The first call binds alpha; the second gives none, so the attribute is absent.
+  REQUIRE(g.node(1).attribute_size() == 1);
+  CHECK(g.node(1).attribute(0).name() == "alpha");
+  CHECK(g.node(1).attribute(0).f() == 0.5f);
+  CHECK(g.node(1).attribute(0).ref_attr_name().empty());
+  CHECK(g.node(3).attribute_size() == 0);
+}
+
+TEST_CASE("a recursive function stops expanding instead of growing forever", "[ir]") {
+  auto m = LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[N] x) => (float[N] y) {
+  y = local.Forever (x)
+}
+<domain: "local", opset_import: ["" : 17, "local" : 1]>
+Forever (p) => (q) {
+  q = local.Forever (p)
+}
+)",
+                              "r.onnxtxt");
+  REQUIRE(m.ok());
+  CHECK((*m)->graph().num_nodes() == 1);
+  CHECK((*m)->graph().node(0).op_type() == "Forever");
+}
+
+}  // namespace
+}  // namespace shapelint::ir

@@ -373,7 +373,7 @@ TEST_CASE("cli: docs/cli.md documents every option of --help", "[cli]") {
     CHECK_THAT(doc, Contains("`" + m[1].str()));
     ++options;
   }
-  CHECK(options == 8);
+  CHECK(options == 10);  // 8 for linting, 2 for shapes
 }
 
 TEST_CASE("cli: --list-rules", "[cli]") {
@@ -458,6 +458,56 @@ TEST_CASE("cli: the JSON report of the adaptive pool model matches the golden fi
   REQUIRE(in);
   std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(actual == golden);
+}
+
+}  // namespace
+}  // namespace shapelint::cli
+
+namespace shapelint::cli {
+namespace {
+
+const std::string kPool = SHAPELINT_SOURCE_DIR "/tests/rules/SL001/adaptive_pool_dynamo.onnxtxt";
+
+TEST_CASE("cli: shapes prints every value's symbolic shape", "[cli][shapes]") {
+  Outcome o = RunCli({"shapes", kPool});
+  CHECK(o.code == kExitClean);
+  CHECK_THAT(o.out, Contains("input x: float[s0, s1, s2, s3]"));
+  // floor((s2 - 3) / 3) + 1 == floor(s2 / 3); floor((s3 - 2) / 2) + 1 == floor(s3 / 2)
+  CHECK_THAT(o.out, Contains("y  (AveragePool '<AveragePool #0>'): float[s0, s1, floor(s2 / 3), "
+                             "floor(s3 / 2)]"));
+}
+
+TEST_CASE("cli: shapes --dims evaluates every dim at those sizes", "[cli][shapes]") {
+  // The seed's table: x (2, 3, 8, 9) -> ONNX Runtime returns (2, 3, 2, 4).
+  Outcome o = RunCli({"shapes", "--dims", "s0=2,s1=3", "--dims=s2=8,s3=9", kPool});
+  CHECK(o.code == kExitClean);
+  CHECK_THAT(o.out, Contains("float[s0, s1, floor(s2 / 3), floor(s3 / 2)]  at [2, 3, 2, 4]"));
+  Outcome partial = RunCli({"shapes", "--dims", "s2=12", kPool});
+  CHECK_THAT(partial.out, Contains("at [?, ?, 4, ?]"));
+}
+
+TEST_CASE("cli: shapes --format json", "[cli][shapes]") {
+  Outcome o = RunCli({"shapes", "--format", "json", "--dims", "s0=1,s1=1,s2=12,s3=12", kPool});
+  REQUIRE(o.code == kExitClean);
+  auto doc = nlohmann::json::parse(o.out);
+  const auto& values = doc["models"][0]["values"];
+  REQUIRE(values.size() == 2);
+  CHECK(values[1]["name"] == "y");
+  CHECK(values[1]["op_type"] == "AveragePool");
+  CHECK(values[1]["shape"] ==
+        nlohmann::json::array({"s0", "s1", "floor(s2 / 3)", "floor(s3 / 2)"}));
+  // ONNX Runtime at (1, 1, 12, 12): (1, 1, 4, 6).
+  CHECK(values[1]["at"] == nlohmann::json::array({1, 1, 4, 6}));
+}
+
+TEST_CASE("cli: shapes usage errors", "[cli][shapes]") {
+  CHECK(RunCli({"shapes"}).code == kExitError);
+  CHECK(RunCli({"shapes", "--dims", "s2", kPool}).code == kExitError);
+  CHECK(RunCli({"shapes", "--dims", "s2=-1", kPool}).code == kExitError);
+  CHECK(RunCli({"shapes", "--format", "xml", kPool}).code == kExitError);
+  Outcome missing = RunCli({"shapes", "nope.onnx"});
+  CHECK(missing.code == kExitError);
+  CHECK_THAT(missing.err, Contains("nope.onnx: no such file"));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #ifndef SHAPELINT_INFER_ENGINE_H_
 #define SHAPELINT_INFER_ENGINE_H_
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +20,14 @@ struct EngineNote {
   std::string message;
 };
 
+using FactMap = absl::flat_hash_map<std::string_view, TensorFact>;
+
 struct Inference {
   // Facts for every value of the main graph, keyed by value name (views into the model).
-  absl::flat_hash_map<std::string_view, TensorFact> facts;
+  FactMap facts;
+  // Facts for the values of each subgraph (If branches, Loop and Scan bodies), from the last
+  // time it was inferred; a Loop body sees its loop-carried values generalised.
+  std::map<const ir::Graph*, FactMap> subgraph_facts;
   std::vector<Requirement> requirements;  // in topological order of their nodes
   std::vector<Origin> origins;            // indexed by OriginId
   std::vector<InputDim> input_dims;       // every dim of every graph input, in order
@@ -31,6 +37,8 @@ struct Inference {
     auto it = facts.find(value);
     return it == facts.end() ? nullptr : &it->second;
   }
+  // The fact for `value` as seen from `graph`: its own values, then enclosing graphs'.
+  const TensorFact* FindIn(const ir::Graph& graph, std::string_view value) const;
   const Origin* OriginOf(OriginId id) const {
     return id >= 0 && id < static_cast<OriginId>(origins.size()) ? &origins[id] : nullptr;
   }

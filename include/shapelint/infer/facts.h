@@ -65,6 +65,7 @@ enum class RequirementKind {
   kConcatDim,      // Concat operands agree off the concat axis
   kSqueezeOne,     // Squeeze removes a dim of size 1
   kDeclaredShape,  // a graph output or value_info declares this dim
+  kSplitSum,       // Split sizes add up to the split axis (or divide it equally)
 };
 
 // Something that must hold for the graph to run (or to keep its declared shapes).

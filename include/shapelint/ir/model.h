@@ -48,6 +48,8 @@ class Graph {
 
   // Subgraphs held by attributes of node `index` (If branches, Loop/Scan bodies).
   std::vector<const Graph*> Subgraphs(int index) const;
+  // The subgraph held by attribute `attribute` of node `index`, or nullptr.
+  const Graph* Subgraph(int index, std::string_view attribute) const;
 
   // Human-readable name of a node: its name, or "<OpType #index>" when unnamed.
   std::string NodeLabel(int index) const;
@@ -64,7 +66,11 @@ class Graph {
   absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::ValueInfoProto*> output_;
   absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::ValueInfoProto*> value_info_;
   absl::flat_hash_map<std::string_view, std::vector<int>> consumers_;
-  absl::flat_hash_map<int, std::vector<std::unique_ptr<Graph>>> subgraphs_;
+  struct NamedSubgraph {
+    std::string attribute;
+    std::unique_ptr<Graph> graph;
+  };
+  absl::flat_hash_map<int, std::vector<NamedSubgraph>> subgraphs_;
 };
 
 class Model {

@@ -49,8 +49,8 @@ struct Counterexample {
   std::vector<std::pair<std::string, int64_t>> binding;  // symbol -> size, sorted by symbol
   // Concrete shapes of the graph inputs that have a dynamic dim.
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
-  NodeRef failing_node;          // where it breaks (the node that fails, or the output's producer)
-  std::string failure;           // "Gemm inner dimension: 32768 vs 25088" or an output mismatch
+  NodeRef failing_node;  // where it breaks (the node that fails, or the output's producer)
+  std::string failure;   // "Gemm inner dimension: 32768 vs 25088" or an output mismatch
   // True when a node cannot run there; false when the graph runs but a declared shape differs.
   bool node_fails = false;
   std::vector<ShapeAt> outputs;  // graph outputs at this binding (actual vs declared)

@@ -1,0 +1,32 @@
+// `onnx-shapelint shapes`: what the engine knows about every value of a model — its shape as
+// expressions over the input symbols, the values of small integer tensors, and, given sizes
+// for the symbols, every dim evaluated there.
+#ifndef SHAPELINT_REPORT_SHAPES_H_
+#define SHAPELINT_REPORT_SHAPES_H_
+
+#include <ostream>
+#include <string>
+
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/model.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::report {
+
+struct ShapesReport {
+  std::string path;
+  const ir::Model* model = nullptr;
+  const infer::Inference* inference = nullptr;
+  const sym::Binding* at = nullptr;  // sizes to evaluate every dim at, or nullptr
+};
+
+// ONNX's name of an element type ("float", "int64", ...), "?" when unknown.
+std::string ElementTypeName(int32_t elem_type);
+
+void WriteShapesText(const ShapesReport& report, std::ostream& out);
+// One JSON object per model; the CLI wraps them in a document (docs/json-format.md).
+void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out);
+
+}  // namespace shapelint::report
+
+#endif  // SHAPELINT_REPORT_SHAPES_H_

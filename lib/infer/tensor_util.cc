@@ -1,0 +1,253 @@
+#include "infer/tensor_util.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "shapelint/ir/model.h"
+
+namespace shapelint::infer {
+namespace {
+
+using ONNX_NAMESPACE::AttributeProto;
+using ONNX_NAMESPACE::TensorProto;
+using sym::Expr;
+using sym::MaybeExpr;
+
+template <typename T, typename Repeated>
+std::optional<std::vector<double>> ReadReal(const TensorProto& t, const Repeated& typed) {
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  }
+  if (count > kMaxTrackedElements) return std::nullopt;
+  std::vector<double> out;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != static_cast<size_t>(count) * sizeof(T)) return std::nullopt;
+    for (int64_t i = 0; i < count; ++i) {
+      T v;
+      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));  // raw_data is little-endian
+      out.push_back(static_cast<double>(v));
+    }
+    return out;
+  }
+  if (typed.size() != count) return std::nullopt;
+  for (auto v : typed) out.push_back(static_cast<double>(v));
+  return out;
+}
+
+std::optional<std::vector<double>> ReadFloatTensor(const TensorProto& t) {
+  if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;  // never opened
+  switch (t.data_type()) {
+    case TensorProto::FLOAT:
+      return ReadReal<float>(t, t.float_data());
+    case TensorProto::DOUBLE:
+      return ReadReal<double>(t, t.double_data());
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Dims WithoutNegative(Dims dims) {
+  for (MaybeExpr& d : dims) {
+    if (ConstantBelow(d, 0)) d = std::nullopt;
+  }
+  return dims;
+}
+
+std::optional<std::vector<int64_t>> ConstDims(const Dims& dims) {
+  std::vector<int64_t> out;
+  out.reserve(dims.size());
+  for (const MaybeExpr& d : dims) {
+    auto c = d ? d->AsConstant() : std::nullopt;
+    if (!c || *c < 0) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
+std::optional<std::vector<int64_t>> ConstDims(const TensorFact& fact) {
+  if (!fact.shape) return std::nullopt;
+  return ConstDims(*fact.shape);
+}
+
+std::optional<DenseValues> Dense(const TensorFact& fact) {
+  if (!fact.values) return std::nullopt;
+  auto dims = ConstDims(fact);
+  if (!dims) return std::nullopt;
+  auto count = ConstantElementCount(*fact.shape);
+  if (!count || *count != static_cast<int64_t>(fact.values->size())) return std::nullopt;
+  return DenseValues{*dims, &*fact.values};
+}
+
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t k = dims.size(); k-- > 1;) s[k - 1] = s[k] * dims[k];
+  return s;
+}
+
+std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> c(dims.size(), 0);
+  for (size_t k = dims.size(); k-- > 0;) {
+    if (dims[k] == 0) return c;
+    c[k] = flat % dims[k];
+    flat /= dims[k];
+  }
+  return c;
+}
+
+int64_t Ravel(const std::vector<int64_t>& coords, const std::vector<int64_t>& strides) {
+  int64_t flat = 0;
+  for (size_t k = 0; k < coords.size(); ++k) flat += coords[k] * strides[k];
+  return flat;
+}
+
+std::optional<std::vector<MaybeExpr>> ElementValues(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i) || !ctx.in(i).values) return std::nullopt;
+  std::vector<MaybeExpr> out;
+  for (const Element& e : *ctx.in(i).values) out.push_back(e.value);
+  return out;
+}
+
+std::optional<Element> SingleElement(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i) || !ctx.in(i).values || ctx.in(i).values->size() != 1) {
+    return std::nullopt;
+  }
+  return (*ctx.in(i).values)[0];
+}
+
+bool KnownEmpty(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return false;
+  const TensorFact& f = ctx.in(i);
+  if (f.values) return f.values->empty() && f.shape && !f.shape->empty();
+  if (!f.shape) return false;
+  for (const MaybeExpr& d : *f.shape) {
+    if (d && d->AsConstant() == 0) return true;
+  }
+  return false;
+}
+
+std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return std::nullopt;
+  const TensorFact& f = ctx.in(i);
+  if (!f.shape || f.shape->size() != 1 || !(*f.shape)[0]) return std::nullopt;
+  return (*f.shape)[0]->AsConstant();
+}
+
+std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return std::nullopt;
+  if (auto ints = ctx.ConstInts(i)) {
+    return std::vector<double>(ints->begin(), ints->end());
+  }
+  const std::string& name = ctx.node().input(static_cast<int>(i));
+  for (const ir::Graph* g = &ctx.graph(); g != nullptr; g = g->parent()) {
+    if (const TensorProto* t = g->Initializer(name)) return ReadFloatTensor(*t);
+    int p = g->Producer(name);
+    if (p < 0) continue;
+    const auto& node = g->node(p);
+    if (node.op_type() != "Constant" || !(node.domain().empty() || node.domain() == "ai.onnx")) {
+      return std::nullopt;
+    }
+    for (const AttributeProto& a : node.attribute()) {
+      if (a.name() == "value" && a.type() == AttributeProto::TENSOR) return ReadFloatTensor(a.t());
+      if (a.name() == "value_float" && a.type() == AttributeProto::FLOAT) {
+        return std::vector<double>{a.f()};
+      }
+      if (a.name() == "value_floats" && a.type() == AttributeProto::FLOATS) {
+        return std::vector<double>(a.floats().begin(), a.floats().end());
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> out;
+  for (int64_t a : axes) {
+    auto n = NormalizeAxis(a, rank);
+    if (!n || std::find(out.begin(), out.end(), *n) != out.end()) return std::nullopt;
+    out.push_back(*n);
+  }
+  return out;
+}
+
+MaybeExpr BroadcastDim(OpContext& ctx, const std::vector<BroadcastOperand>& operands,
+                       RequirementKind kind, const std::string& what, int64_t axis) {
+  std::vector<BroadcastOperand> non_one;
+  bool unknown = false;
+  for (const BroadcastOperand& op : operands) {
+    if (!op.dim) {
+      unknown = true;
+      continue;
+    }
+    if (op.dim->AsConstant() == 1) continue;
+    bool seen = false;
+    for (const BroadcastOperand& n : non_one) seen = seen || *n.dim == *op.dim;
+    if (!seen) non_one.push_back(op);
+  }
+  for (size_t i = 1; i < non_one.size(); ++i) {
+    // The literal side, if any, goes on the right so that blame can follow its origin.
+    const BroadcastOperand* lhs = &non_one[0];
+    const BroadcastOperand* rhs = &non_one[i];
+    if (lhs->origin != kNoOrigin && rhs->origin == kNoOrigin) std::swap(lhs, rhs);
+    ctx.Require(kind, Relation::kBroadcastable, lhs->dim, rhs->dim, what, rhs->origin, axis);
+  }
+  if (unknown) return std::nullopt;  // an unknown dim may be 1 or not
+  if (non_one.empty()) return Expr::Constant(1);
+  // Valid broadcasting leaves each dim equal to the others or 1: a constant other than 1
+  // decides the result, otherwise the largest operand does. Two different constants other
+  // than 1 cannot broadcast: the op fails, no dim.
+  MaybeExpr constant;
+  for (const BroadcastOperand& n : non_one) {
+    if (!n.dim->IsConstant()) continue;
+    if (constant) return std::nullopt;
+    constant = n.dim;
+  }
+  if (constant) return constant;
+  MaybeExpr result = non_one[0].dim;
+  for (size_t i = 1; i < non_one.size(); ++i) result = sym::Max(result, non_one[i].dim);
+  return result;
+}
+
+int64_t BroadcastSource(int64_t flat, const std::vector<int64_t>& out_shape,
+                        const std::vector<int64_t>& shape) {
+  int64_t index = 0, stride = 1;
+  const size_t offset = out_shape.size() - shape.size();
+  for (size_t k = out_shape.size(); k-- > 0;) {
+    int64_t coord = out_shape[k] == 0 ? 0 : flat % out_shape[k];
+    if (out_shape[k] != 0) flat /= out_shape[k];
+    if (k < offset) continue;
+    int64_t dim = shape[k - offset];
+    if (dim != 1) index += coord * stride;
+    stride *= dim;
+  }
+  return index;
+}
+
+OriginId AttributeOrigin(OpContext& ctx, std::string_view name) {
+  return ctx.AddOrigin(
+      {Origin::Kind::kAttribute, &ctx.graph(), ctx.node_index(), std::string(name)});
+}
+
+Element Computed(const MaybeExpr& value, const std::vector<const Element*>& args) {
+  Element e{value, kNoOrigin};
+  if (!value || !value->IsConstant()) return e;
+  for (const Element* a : args) {
+    if (a->origin != kNoOrigin) {
+      e.origin = a->origin;
+      break;
+    }
+  }
+  return e;
+}
+
+MaybeExpr NonNegative(const MaybeExpr& len) {
+  if (len && sym::KnownNonNegative(*len)) return len;
+  return sym::Max(len, Expr::Constant(0));
+}
+
+}  // namespace shapelint::infer

@@ -1,0 +1,100 @@
+// Helpers shared by the tensor, generator, indexing and reduction op families: dense index
+// arithmetic over small tensors whose values are tracked, broadcasting of dims, and reading
+// the constant inputs (integer or float) that size an op's output.
+#ifndef SHAPELINT_LIB_INFER_TENSOR_UTIL_H_
+#define SHAPELINT_LIB_INFER_TENSOR_UTIL_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infer/op_context.h"
+
+namespace shapelint::infer {
+
+// True when `e` is a known constant below `bound` (careful: std::optional orders nullopt first,
+// so `e->AsConstant() < 0` is true for a symbol).
+inline bool ConstantBelow(const sym::MaybeExpr& e, int64_t bound) {
+  auto c = e ? e->AsConstant() : std::nullopt;
+  return c.has_value() && *c < bound;
+}
+
+// True when both sides are constants for which `relation` is false: the op fails for certain
+// (OpContext::Require says so too, but not inside subgraphs, where it records nothing).
+inline bool FailsForCertain(Relation relation, const sym::MaybeExpr& lhs,
+                            const sym::MaybeExpr& rhs) {
+  auto l = lhs ? lhs->AsConstant() : std::nullopt;
+  auto r = rhs ? rhs->AsConstant() : std::nullopt;
+  return l && r && !Holds(relation, *l, *r);
+}
+
+// `dims` with every known-negative constant made unknown: a negative size means the op fails
+// at run time, and no dim should claim a size it can never have.
+Dims WithoutNegative(Dims dims);
+
+// The dims when every one is a non-negative constant.
+std::optional<std::vector<int64_t>> ConstDims(const Dims& dims);
+std::optional<std::vector<int64_t>> ConstDims(const TensorFact& fact);
+
+// The tracked values of `fact` together with its constant shape, when both are known and agree
+// in element count: what every value computation over a whole tensor needs.
+struct DenseValues {
+  std::vector<int64_t> dims;
+  const std::vector<Element>* values;
+};
+std::optional<DenseValues> Dense(const TensorFact& fact);
+
+// Row-major strides of `dims`.
+std::vector<int64_t> Strides(const std::vector<int64_t>& dims);
+// Coordinates of the row-major position `flat` in a tensor of shape `dims`.
+std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& dims);
+// Row-major position of `coords` in a tensor with `strides`.
+int64_t Ravel(const std::vector<int64_t>& coords, const std::vector<int64_t>& strides);
+
+// The element values of input `i` (each may be unknown), when its values are tracked.
+std::optional<std::vector<sym::MaybeExpr>> ElementValues(const OpContext& ctx, size_t i);
+// The single element of input `i` (a scalar or a one-element tensor), when tracked.
+std::optional<Element> SingleElement(const OpContext& ctx, size_t i);
+// True when input `i` is present but known to hold no elements: ONNX reads an empty tensor
+// in an optional input slot as "not given" (Resize scales/sizes, Reduce axes).
+bool KnownEmpty(const OpContext& ctx, size_t i);
+// Number of elements of a 1-D input `i` when its length is a constant.
+std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i);
+
+// Constant values of a float (or integer) input `i`: integer values the engine tracks, or the
+// data of an initializer or Constant node that produces it (float and double tensors).
+std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i);
+
+// Normalises each axis against `rank`; nullopt when one is out of range or repeated.
+std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank);
+
+// One operand's dim at a broadcast axis: the dim and, when it is a literal, its origin.
+struct BroadcastOperand {
+  sym::MaybeExpr dim;
+  OriginId origin = kNoOrigin;
+};
+// Result dim of multidirectional (numpy) broadcasting at one output axis, recording that the
+// operands must be compatible (`kind`, relation kBroadcastable). Unknown when an operand dim is
+// unknown, since it may be 1 or not.
+sym::MaybeExpr BroadcastDim(OpContext& ctx, const std::vector<BroadcastOperand>& operands,
+                            RequirementKind kind, const std::string& what, int64_t axis);
+
+// Index of the element of an operand with `shape` (right-aligned, dims of 1 broadcast) that
+// feeds output element `flat` of a tensor with `out_shape`.
+int64_t BroadcastSource(int64_t flat, const std::vector<int64_t>& out_shape,
+                        const std::vector<int64_t>& shape);
+
+// An origin for attribute `name` of the current node (created on first use by the caller).
+OriginId AttributeOrigin(OpContext& ctx, std::string_view name);
+
+// A computed element: constant results keep the first literal origin among `args`, as the
+// elementwise family does, so that blame can follow them back.
+Element Computed(const sym::MaybeExpr& value, const std::vector<const Element*>& args);
+
+// max(len, 0), written as len where len cannot be negative.
+sym::MaybeExpr NonNegative(const sym::MaybeExpr& len);
+
+}  // namespace shapelint::infer
+
+#endif  // SHAPELINT_LIB_INFER_TENSOR_UTIL_H_

@@ -1,0 +1,166 @@
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "shapelint/lint/lint.h"
+#include "shapelint/report/report.h"
+#include "shapelint/report/shapes.h"
+
+namespace shapelint::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string DimText(const sym::MaybeExpr& d) { return d ? d->ToString() : "?"; }
+
+std::string ShapeText(const infer::TensorFact& f) {
+  if (!f.shape) return absl::StrCat(ElementTypeName(f.elem_type), "[...]");
+  std::vector<std::string> dims;
+  for (const auto& d : *f.shape) dims.push_back(DimText(d));
+  return absl::StrCat(ElementTypeName(f.elem_type), "[", absl::StrJoin(dims, ", "), "]");
+}
+
+std::string ValuesText(const infer::TensorFact& f) {
+  std::vector<std::string> vals;
+  for (const auto& e : *f.values) vals.push_back(DimText(e.value));
+  return absl::StrCat("{", absl::StrJoin(vals, ", "), "}");
+}
+
+// Dims at the given sizes; "?" where a dim is unknown or mentions an unbound symbol.
+std::string EvaluatedText(const infer::TensorFact& f, const sym::Binding& at) {
+  if (!f.shape) return "?";
+  std::vector<std::string> dims;
+  for (const auto& d : *f.shape) {
+    auto v = d ? d->Evaluate(at) : std::nullopt;
+    dims.push_back(v ? absl::StrCat(*v) : "?");
+  }
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+// Walks a graph's values in the order people read a model: inputs, then each node's outputs
+// in topological order, a subgraph's values right after the node that holds it.
+template <typename Visit>
+void Walk(const ir::Graph& g, const infer::Inference& inf, int depth, const Visit& visit) {
+  for (const auto& vi : g.proto().input()) {
+    if (const infer::TensorFact* f = inf.FindIn(g, vi.name())) {
+      visit(g, depth, -1, vi.name(), *f, g.Initializer(vi.name()) != nullptr);
+    }
+  }
+  for (int i : g.topological_order()) {
+    for (const auto& out : g.node(i).output()) {
+      if (out.empty()) continue;
+      if (const infer::TensorFact* f = inf.FindIn(g, out)) visit(g, depth, i, out, *f, false);
+    }
+    for (const ir::Graph* sub : g.Subgraphs(i)) Walk(*sub, inf, depth + 1, visit);
+  }
+}
+
+Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString()) : Json(nullptr); }
+
+}  // namespace
+
+std::string ElementTypeName(int32_t t) {
+  static const char* const kNames[] = {"?",
+                                       "float",
+                                       "uint8",
+                                       "int8",
+                                       "uint16",
+                                       "int16",
+                                       "int32",
+                                       "int64",
+                                       "string",
+                                       "bool",
+                                       "float16",
+                                       "double",
+                                       "uint32",
+                                       "uint64",
+                                       "complex64",
+                                       "complex128",
+                                       "bfloat16",
+                                       "float8e4m3fn",
+                                       "float8e4m3fnuz",
+                                       "float8e5m2",
+                                       "float8e5m2fnuz",
+                                       "uint4",
+                                       "int4",
+                                       "float4e2m1"};
+  if (t < 0 || t >= static_cast<int32_t>(std::size(kNames))) return absl::StrCat("type", t);
+  return kNames[t];
+}
+
+void WriteShapesText(const ShapesReport& r, std::ostream& out) {
+  out << r.path << "\n";
+  Walk(r.model->graph(), *r.inference, 1,
+       [&](const ir::Graph& g, int depth, int node, const std::string& name,
+           const infer::TensorFact& f, bool initializer) {
+         std::string line(2 * depth, ' ');
+         if (node < 0) {
+           absl::StrAppend(&line, initializer ? "initializer " : "input ", name);
+         } else {
+           absl::StrAppend(&line, name, "  (", g.node(node).op_type(), " '", g.NodeLabel(node),
+                           "')");
+         }
+         absl::StrAppend(&line, ": ", ShapeText(f));
+         if (f.values && !f.values->empty() && f.values->size() <= 16) {
+           absl::StrAppend(&line, " = ", ValuesText(f));
+         }
+         if (r.at != nullptr) absl::StrAppend(&line, "  at ", EvaluatedText(f, *r.at));
+         out << line << "\n";
+       });
+  for (const auto& n : r.inference->notes) out << "  note: " << n.message << "\n";
+}
+
+void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out) {
+  Json doc;
+  doc["tool"] = {{"name", "onnx-shapelint"}, {"version", std::string(lint::Version())}};
+  doc["schema_version"] = kJsonSchemaVersion;
+  Json models = Json::array();
+  for (const ShapesReport& r : reports) {
+    Json values = Json::array();
+    Walk(r.model->graph(), *r.inference, 0,
+         [&](const ir::Graph& g, int, int node, const std::string& name, const infer::TensorFact& f,
+             bool initializer) {
+           Json v;
+           v["name"] = name;
+           v["graph"] = g.path();
+           v["producer"] =
+               node < 0 ? Json(initializer ? "initializer" : "input") : Json(g.NodeLabel(node));
+           v["op_type"] = node < 0 ? Json(nullptr) : Json(g.node(node).op_type());
+           v["elem_type"] = ElementTypeName(f.elem_type);
+           if (f.shape) {
+             Json dims = Json::array();
+             for (const auto& d : *f.shape) dims.push_back(DimJson(d));
+             v["shape"] = std::move(dims);
+           } else {
+             v["shape"] = nullptr;
+           }
+           if (f.values) {
+             Json vals = Json::array();
+             for (const auto& e : *f.values) vals.push_back(DimJson(e.value));
+             v["values"] = std::move(vals);
+           } else {
+             v["values"] = nullptr;
+           }
+           if (r.at != nullptr) {
+             Json dims = nullptr;
+             if (f.shape) {
+               dims = Json::array();
+               for (const auto& d : *f.shape) {
+                 auto x = d ? d->Evaluate(*r.at) : std::nullopt;
+                 dims.push_back(x ? Json(*x) : Json(nullptr));
+               }
+             }
+             v["at"] = std::move(dims);
+           }
+           values.push_back(std::move(v));
+         });
+    Json notes = Json::array();
+    for (const auto& n : r.inference->notes) notes.push_back(n.message);
+    models.push_back(
+        {{"path", r.path}, {"values", std::move(values)}, {"notes", std::move(notes)}});
+  }
+  doc["models"] = std::move(models);
+  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace shapelint::report
