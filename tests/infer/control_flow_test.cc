@@ -4,34 +4,12 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "infer/infer_fixture.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 
 namespace shapelint::infer {
 namespace {
-
-struct Run {
-  std::unique_ptr<ir::Model> model;
-  Inference inference;
-
-  std::string Shape(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->shape) return "?";
-    std::vector<std::string> dims;
-    for (const auto& d : *f->shape) dims.push_back(d ? d->ToString() : "?");
-    return "[" + absl::StrJoin(dims, ", ") + "]";
-  }
-};
-
-Run Infer(const std::string& graph) {
-  auto model = ir::LoadModelFromBytes("<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph,
-                                      "test.onnxtxt");
-  INFO(model.status().message());
-  REQUIRE(model.ok());
-  Run run{*std::move(model), {}};
-  run.inference = shapelint::infer::Infer(*run.model);
-  return run;
-}
 
 TEST_CASE("If with a constant condition takes one branch and its requirements", "[infer][cf]") {
   auto r = Infer(R"(

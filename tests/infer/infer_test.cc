@@ -4,42 +4,12 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "infer/infer_fixture.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 
 namespace shapelint::infer {
 namespace {
-
-struct Run {
-  std::unique_ptr<ir::Model> model;
-  Inference inference;
-
-  std::string Shape(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->shape) return "?";
-    std::vector<std::string> dims;
-    for (const auto& d : *f->shape) dims.push_back(d ? d->ToString() : "?");
-    return "[" + absl::StrJoin(dims, ", ") + "]";
-  }
-  std::string Values(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->values) return "?";
-    std::vector<std::string> vals;
-    for (const auto& e : *f->values) vals.push_back(e.value ? e.value->ToString() : "?");
-    return "{" + absl::StrJoin(vals, ", ") + "}";
-  }
-};
-
-Run Infer(const std::string& graph, int opset = 17) {
-  std::string text =
-      "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) + "]>\n" + graph;
-  auto model = ir::LoadModelFromBytes(text, "test.onnxtxt");
-  INFO(model.status().message());
-  REQUIRE(model.ok());
-  Run run{*std::move(model), {}};
-  run.inference = shapelint::infer::Infer(*run.model);
-  return run;
-}
 
 TEST_CASE("pooling and convolution windows", "[infer]") {
   auto r = Infer(R"(

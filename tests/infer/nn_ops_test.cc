@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "infer/infer_fixture.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 
@@ -13,47 +14,6 @@ namespace shapelint::infer {
 namespace {
 
 using ONNX_NAMESPACE::TensorProto;
-
-struct Run {
-  std::unique_ptr<ir::Model> model;
-  Inference inference;
-
-  const TensorFact& Fact(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    REQUIRE(f != nullptr);
-    return *f;
-  }
-  std::string Shape(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->shape) return "?";
-    std::vector<std::string> dims;
-    for (const auto& d : *f->shape) dims.push_back(d ? d->ToString() : "?");
-    return "[" + absl::StrJoin(dims, ", ") + "]";
-  }
-  int32_t Type(const std::string& value) const { return Fact(value).elem_type; }
-  // The recorded requirement whose sides print as `lhs` and `rhs`, or nullptr.
-  const Requirement* FindRequirement(const std::string& lhs, const std::string& rhs) const {
-    for (const Requirement& r : inference.requirements) {
-      if (r.lhs.ToString() == lhs && r.rhs.ToString() == rhs) return &r;
-    }
-    return nullptr;
-  }
-};
-
-// `imports` is the opset_import list, e.g. "\"\" : 17, \"com.microsoft\" : 1".
-Run InferWith(const std::string& imports, const std::string& graph) {
-  std::string text = "<ir_version: 8, opset_import: [" + imports + "]>\n" + graph;
-  auto model = ir::LoadModelFromBytes(text, "test.onnxtxt");
-  INFO(model.status().message());
-  REQUIRE(model.ok());
-  Run run{*std::move(model), {}};
-  run.inference = shapelint::infer::Infer(*run.model);
-  return run;
-}
-
-Run Infer(const std::string& graph, int opset) {
-  return InferWith("\"\" : " + std::to_string(opset), graph);
-}
 
 TEST_CASE("ConvTranspose: pads, output_padding, auto_pad, output_shape, group", "[infer][nn]") {
   auto r = Infer(R"(

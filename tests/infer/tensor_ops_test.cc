@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "infer/infer_fixture.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 
@@ -11,66 +12,6 @@ namespace shapelint::infer {
 namespace {
 
 using ONNX_NAMESPACE::TensorProto;
-
-struct Run {
-  std::unique_ptr<ir::Model> model;
-  Inference inference;
-
-  const TensorFact& Fact(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    INFO(value);
-    REQUIRE(f != nullptr);
-    return *f;
-  }
-  std::string Shape(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->shape) return "?";
-    std::vector<std::string> dims;
-    for (const auto& d : *f->shape) dims.push_back(d ? d->ToString() : "?");
-    return "[" + absl::StrJoin(dims, ", ") + "]";
-  }
-  std::string Values(const std::string& value) const {
-    const TensorFact* f = inference.Find(value);
-    if (f == nullptr || !f->values) return "?";
-    std::vector<std::string> vals;
-    for (const auto& e : *f->values) vals.push_back(e.value ? e.value->ToString() : "?");
-    return "{" + absl::StrJoin(vals, ", ") + "}";
-  }
-  // Value of dim `axis` of `value` with the symbols bound as given.
-  std::optional<int64_t> DimAt(const std::string& value, size_t axis,
-                               std::initializer_list<std::pair<const char*, int64_t>> at) const {
-    const TensorFact& f = Fact(value);
-    if (!f.shape || axis >= f.shape->size() || !(*f.shape)[axis]) return std::nullopt;
-    sym::Binding b;
-    for (auto [name, v] : at) b.Set(name, v);
-    return (*f.shape)[axis]->Evaluate(b);
-  }
-  // Requirements of `kind`, printed as "lhs ~ rhs".
-  std::vector<std::string> Requirements(RequirementKind kind) const {
-    std::vector<std::string> out;
-    for (const Requirement& r : inference.requirements) {
-      if (r.kind == kind) out.push_back(r.lhs.ToString() + " ~ " + r.rhs.ToString());
-    }
-    return out;
-  }
-  const Requirement* FindRequirement(RequirementKind kind) const {
-    for (const Requirement& r : inference.requirements) {
-      if (r.kind == kind) return &r;
-    }
-    return nullptr;
-  }
-};
-
-Run Infer(const std::string& graph, int opset) {
-  std::string text =
-      "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) + "]>\n" + graph;
-  auto model = ir::LoadModelFromBytes(text, "test.onnxtxt");
-  INFO(model.status().message());
-  REQUIRE(model.ok());
-  Run run{*std::move(model), {}};
-  run.inference = shapelint::infer::Infer(*run.model);
-  return run;
-}
 
 TEST_CASE("Expand broadcasts input and target shape both ways", "[infer][tensor_ops]") {
   auto r = Infer(R"(
