@@ -75,8 +75,9 @@ bool WithValues(Mode mode) { return mode == kConcreteValues || mode == kSymbolic
 
 // Floor on the fraction of outputs whose shape the engine gets exactly, per mode: the value
 // measured when the test was written, rounded down to the percent, so that coverage cannot
-// silently regress. Raise it as ops are added; the target is 0.97.
-constexpr double kMinExactFraction[kNumModes] = {0.0, 0.0, 0.0, 0.0};
+// silently regress. Raise it as ops are added; the target is 0.97. Round the fraction down, not
+// a percentage printed rounded (0.8498 prints as 85.0% but floors to 0.84).
+constexpr double kMinExactFraction[kNumModes] = {0.84, 0.84, 0.93, 0.92};
 
 enum class Verdict { kExact, kUnknown, kWrong };
 
@@ -259,11 +260,24 @@ bool IsParameter(const TensorProto& t) {
   }
 }
 
-// What the engine is given: no declared shapes past the graph inputs (element types stay).
-void StripDeclarations(GraphProto& graph) {
+void ClearShape(ValueInfoProto& vi) {
+  if (vi.type().has_tensor_type()) vi.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
+// What the engine is given: no declared shapes past the main graph's inputs (element types stay),
+// in subgraphs too, where the engine also adopts declarations (a body's inputs get their shapes
+// from the node that runs it).
+void StripDeclarations(GraphProto& graph, bool is_main) {
   graph.clear_value_info();
-  for (ValueInfoProto& out : *graph.mutable_output()) {
-    if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+  for (ValueInfoProto& out : *graph.mutable_output()) ClearShape(out);
+  if (!is_main) {
+    for (ValueInfoProto& in : *graph.mutable_input()) ClearShape(in);
+  }
+  for (auto& node : *graph.mutable_node()) {
+    for (auto& attr : *node.mutable_attribute()) {
+      if (attr.has_g()) StripDeclarations(*attr.mutable_g(), false);
+      for (GraphProto& body : *attr.mutable_graphs()) StripDeclarations(body, false);
+    }
   }
 }
 
@@ -395,7 +409,7 @@ ModelResult CheckModel(const fs::path& dir, const std::string& label) {
     for (auto it = to_constant.rbegin(); it != to_constant.rend(); ++it) {
       g.mutable_input()->DeleteSubrange(*it, 1);
     }
-    StripDeclarations(g);
+    StripDeclarations(g, /*is_main=*/true);
     auto model = ir::Model::FromProto(std::move(proto), label);
     if (!model.ok()) {
       result.status = Status::kLoadError;
