@@ -160,6 +160,14 @@ void InferElementwise(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = IsComparison(op) ? ONNX_NAMESPACE::TensorProto::BOOL : ins[0]->elem_type;
   if (op == "Pow" || op == "BitShift") y.elem_type = ins[0]->elem_type;
+  // Before numpy broadcasting (opset 7; 8 for the variadic ops), operands either had equal
+  // shapes or B was broadcast onto A with `broadcast=1, axis=k`: the output is A's shape, and
+  // trailing-axis alignment would be wrong.
+  const bool variadic = op == "Min" || op == "Max" || op == "Sum" || op == "Mean";
+  if (ctx.opset() < (variadic ? 8 : 7)) {
+    y.shape = ins[0]->shape;
+    return;
+  }
   auto shape = BroadcastShapes(ctx, ins);
   if (!shape) return;
   y.shape = *shape;

@@ -201,3 +201,20 @@ g (float[N,4] x) => (float[N,4] y) {
 
 }  // namespace
 }  // namespace shapelint::infer
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("legacy broadcasting before opset 7 keeps A's shape", "[infer]") {
+  // Add-6 with broadcast=1, axis=1: b [3] is laid along axis 1 of x, not the last axis.
+  auto r = Infer(R"(
+g (float[N,3,H,W] x, float[3] b) => (float[N,3,H,W] y) {
+  y = Add <broadcast = 1, axis = 1> (x, b)
+})",
+                 6);
+  CHECK(r.Shape("y") == "[N, 3, H, W]");
+  CHECK(r.inference.requirements.empty());
+}
+
+}  // namespace
+}  // namespace shapelint::infer
