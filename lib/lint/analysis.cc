@@ -19,6 +19,9 @@ using infer::RequirementKind;
 // Sizes are searched up to this bound: export sizes beyond it are rare, and every scan
 // step is one evaluation of a few small expressions.
 constexpr int64_t kScanLimit = 8192;
+// The fallback search moves one symbol at a time over this smaller range: it runs only when
+// the diagonal fails, and its cost multiplies with the group's size.
+constexpr int64_t kCoordinateScanLimit = 512;
 // Upstream nodes visited when looking for the cause of a failure.
 constexpr int kMaxBlameVisits = 100000;
 
@@ -252,7 +255,7 @@ void Analysis::SolveWitness() {
         sym::Binding b = witness_;
         int best = failures(b);
         int64_t best_value = *witness_.Get(m);
-        for (int64_t t = 1; t <= kScanLimit && best > 0; ++t) {
+        for (int64_t t = 1; t <= kCoordinateScanLimit && best > 0; ++t) {
           b.Set(m, t);
           int f = failures(b);
           if (f < best) best = f, best_value = t;
@@ -264,13 +267,27 @@ void Analysis::SolveWitness() {
         }
       }
     }
-    if (!solved) witness_found_ = false;
+    if (!solved) {
+      // No sizes satisfy every requirement of this group: ranges around a non-solution would
+      // be wrong, so these symbols get none.
+      witness_found_ = false;
+      for (auto& m : members) unsolved_.insert(m);
+    }
   }
 }
 
 std::optional<std::pair<int64_t, int64_t>> Analysis::RangeOf(const std::string& symbol) const {
+  if (auto cached = range_cache_.find(symbol); cached != range_cache_.end()) {
+    return cached->second;
+  }
+  auto range = ScanRange(symbol);
+  range_cache_[symbol] = range;
+  return range;
+}
+
+std::optional<std::pair<int64_t, int64_t>> Analysis::ScanRange(const std::string& symbol) const {
   auto w = witness_.Get(symbol);
-  if (!w) return std::nullopt;
+  if (!w || unsolved_.contains(symbol)) return std::nullopt;
   std::vector<const Requirement*> mine;
   for (const Requirement* r : constraints_) {
     auto s = SymbolsOf(*r);
@@ -320,6 +337,10 @@ Witness Analysis::WitnessFor(const std::vector<std::string>& symbols) const {
       w.relations.push_back(std::move(rel));
     }
   }
+  if (parts.empty()) {
+    w.summary = "no sizes were found at which every requirement holds";
+    return w;
+  }
   w.summary = absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
   if (related) {
     std::vector<std::string> at;
@@ -364,8 +385,13 @@ std::optional<sym::Binding> Analysis::MoveSymbols(const std::vector<std::string>
 std::optional<Counterexample> Analysis::CounterexampleFor(
     const std::vector<std::string>& symbols) const {
   auto binding = MoveSymbols(symbols);
-  if (!binding) return std::nullopt;
-  return CounterexampleAt(*binding);
+  if (binding) return CounterexampleAt(*binding);
+  // Requirements that no sizes satisfy together: the model breaks wherever it is tried,
+  // including at the sizes the search ended on.
+  const bool unsolvable = std::any_of(symbols.begin(), symbols.end(),
+                                      [&](const std::string& s) { return unsolved_.contains(s); });
+  if (unsolvable) return CounterexampleAt(witness_);
+  return std::nullopt;
 }
 
 std::optional<Counterexample> Analysis::CounterexampleAt(const sym::Binding& binding) const {
@@ -458,6 +484,11 @@ Cause Analysis::Blame(const Pin& pin) const {
   cause.pins = {&pin};
   cause.symbols = pin.symbols;
   auto moved = MoveSymbols(pin.symbols);
+  // Without a witness the model already fails where the search ended: blame from there.
+  if (!moved && std::any_of(pin.symbols.begin(), pin.symbols.end(),
+                            [&](const std::string& s) { return unsolved_.contains(s); })) {
+    moved = witness_;
+  }
   if (!moved || pin.requirement->graph != &model_.graph()) return cause;
   auto failure = FirstFailure(*moved);
   const ir::Graph& g = model_.graph();

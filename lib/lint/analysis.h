@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 #include "shapelint/lint/finding.h"
@@ -93,6 +95,7 @@ class Analysis {
   void AssignCauses();
   Cause Blame(const Pin& pin) const;
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
+  std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;
 
   const ir::Model& model_;
   infer::Inference inference_;
@@ -101,6 +104,9 @@ class Analysis {
   std::vector<const infer::Requirement*> constraints_;
   sym::Binding witness_;
   bool witness_found_ = true;
+  absl::flat_hash_set<std::string> unsolved_;  // symbols of groups without a witness
+  // Ranges are asked for repeatedly (witness, counterexample, blame) and the witness is fixed.
+  mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>> range_cache_;
   std::vector<Cause> causes_;
 };
 

@@ -122,6 +122,7 @@ std::string DescribeRange(const lint::SymbolRange& r) {
 }
 
 // What the witness says, in words; empty when it says nothing.
+// The witness as a sentence: the rule's summary (already one), or one built from the ranges.
 std::string DescribeWitness(const lint::Witness& w) {
   if (!w.summary.empty()) return Text(w.summary);
   std::vector<std::string> parts;
@@ -130,7 +131,8 @@ std::string DescribeWitness(const lint::Witness& w) {
     if (!part.empty()) parts.push_back(std::move(part));
   }
   for (const std::string& relation : w.relations) parts.push_back(Clean(relation));
-  return absl::StrJoin(parts, " and ");
+  if (parts.empty()) return "";
+  return absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
 }
 
 std::string DescribeCounterexample(const lint::Counterexample& cx) {
@@ -187,11 +189,7 @@ void WriteFinding(const std::string& path, const lint::Finding& f, const Painter
 
   if (f.witness) {
     std::string w = DescribeWitness(*f.witness);
-    // Rules may write the summary as a sentence already ("works only for ...").
-    if (!w.empty()) {
-      out << p.Item("witness",
-                    absl::StartsWith(w, "works ") ? w : absl::StrCat("works only for ", w));
-    }
+    if (!w.empty()) out << p.Item("witness", w);
   }
   if (f.counterexample) {
     std::string cx = DescribeCounterexample(*f.counterexample);

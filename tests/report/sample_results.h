@@ -30,7 +30,7 @@ inline lint::Finding PoolError() {
   lint::Witness w;
   w.ranges = {{.symbol = "s2", .value = 6, .min = 6, .max = 8},
               {.symbol = "s3", .value = 6, .min = 6, .max = 7}};
-  w.summary = "s2 in [6, 8] and s3 in [6, 7]";
+  w.summary = "works only for s2 in [6, 8] and s3 in [6, 7]";
   f.witness = w;
   lint::Counterexample cx;
   cx.binding = {{"s0", 2}, {"s1", 3}, {"s2", 9}, {"s3", 8}};
