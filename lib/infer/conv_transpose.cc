@@ -200,7 +200,7 @@ void InferMaxUnpool(OpContext& ctx) {
   if (ctx.has_input(2)) {
     // "If 'output_shape' is specified, 'pads' values are ignored": the output is exactly that
     // shape (N and C included).
-    if (auto v = nn::VectorInput(ctx, 2)) {
+    if (auto v = ElementValues(ctx, 2)) {
       y.shape = *v;
     } else if (auto n = nn::VectorLength(ctx, 2)) {
       y.shape = nn::UnknownDims(*n);
@@ -233,7 +233,7 @@ void InferCol2Im(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   if (ctx.opset() < 18) return;
-  auto image = nn::VectorInput(ctx, 1);
+  auto image = ElementValues(ctx, 1);
   auto image_len = nn::VectorLength(ctx, 1);
   if (!image_len) image_len = nn::VectorLength(ctx, 2);
   if (!image_len) return;

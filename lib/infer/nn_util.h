@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "infer/op_context.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer::nn {
 
@@ -30,27 +31,14 @@ inline MaybeExpr DimOf(const TensorFact& f, int64_t axis) {
 // The value of input `i` when it holds exactly one element (a scalar or a one-element
 // tensor), possibly symbolic (a size read with Shape); unknown otherwise.
 inline MaybeExpr ScalarInput(const OpContext& ctx, size_t i) {
-  const TensorFact& f = ctx.in(i);
-  if (!f.values || f.values->size() != 1) return std::nullopt;
-  return (*f.values)[0].value;
+  auto e = SingleElement(ctx, i);
+  return e ? e->value : std::nullopt;
 }
 
-// The values of a 1-D integer input, each possibly symbolic; nullopt when not tracked.
-inline std::optional<Dims> VectorInput(const OpContext& ctx, size_t i) {
-  const TensorFact& f = ctx.in(i);
-  if (!f.values) return std::nullopt;
-  Dims out;
-  out.reserve(f.values->size());
-  for (const Element& e : *f.values) out.push_back(e.value);
-  return out;
-}
-
-// Number of elements of a 1-D input from its shape, when constant.
+// Number of elements of a 1-D input: from its tracked values, else from a constant shape.
 inline std::optional<int64_t> VectorLength(const OpContext& ctx, size_t i) {
-  const TensorFact& f = ctx.in(i);
-  if (f.values) return static_cast<int64_t>(f.values->size());
-  if (f.shape && f.rank() == 1) return ConstOf((*f.shape)[0]);
-  return std::nullopt;
+  if (auto values = ElementValues(ctx, i)) return static_cast<int64_t>(values->size());
+  return ConstLength(ctx, i);
 }
 
 // A shape of `rank` unknown dims.

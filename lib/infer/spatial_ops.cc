@@ -66,7 +66,7 @@ void InferAffineGrid(OpContext& ctx) {
   if (ctx.opset() < 20) return;
   auto len = nn::VectorLength(ctx, 1);
   if (!len || (*len != 4 && *len != 5)) return;
-  auto size = nn::VectorInput(ctx, 1);
+  auto size = ElementValues(ctx, 1);
   auto at = [&](int64_t i) -> MaybeExpr { return size ? (*size)[i] : MaybeExpr(); };
   Dims out{at(0)};
   for (int64_t i = 2; i < *len; ++i) out.push_back(at(i));
