@@ -91,6 +91,22 @@ void InferRandomLike(OpContext& ctx);
 void InferRandom(OpContext& ctx);
 void InferMultinomial(OpContext& ctx);
 
+// sequence_ops.cc
+void InferSequenceEmpty(OpContext& ctx);
+void InferSequenceConstruct(OpContext& ctx);
+void InferSequenceInsert(OpContext& ctx);
+void InferSequenceErase(OpContext& ctx);
+void InferSequenceAt(OpContext& ctx);
+void InferSequenceLength(OpContext& ctx);
+void InferSplitToSequence(OpContext& ctx);
+void InferConcatFromSequence(OpContext& ctx);
+
+// training_ops.cc (ai.onnx.preview.training)
+void InferAdagrad(OpContext& ctx);
+void InferMomentum(OpContext& ctx);
+void InferAdam(OpContext& ctx);
+void InferGradient(OpContext& ctx);
+
 // loss_ops.cc
 void InferSoftmaxCrossEntropyLoss(OpContext& ctx);
 void InferNegativeLogLikelihoodLoss(OpContext& ctx);

@@ -213,6 +213,15 @@ constexpr OpEntry kOps[] = {
     {"ArgMin", InferArgMinMax},
     {"Einsum", InferEinsum},
     {"Det", InferDet},
+    // Sequences (sequence_ops.cc)
+    {"SequenceEmpty", InferSequenceEmpty},
+    {"SequenceConstruct", InferSequenceConstruct},
+    {"SequenceInsert", InferSequenceInsert},
+    {"SequenceErase", InferSequenceErase},
+    {"SequenceAt", InferSequenceAt},
+    {"SequenceLength", InferSequenceLength},
+    {"SplitToSequence", InferSplitToSequence},
+    {"ConcatFromSequence", InferConcatFromSequence},
 };
 
 // com.microsoft contrib ops (microsoft_ops.cc), as ONNX Runtime's optimisers write them.
@@ -234,6 +243,22 @@ constexpr OpEntry kMicrosoftOps[] = {
     {"SkipSimplifiedLayerNormalization", InferMsSkipSimplifiedLayerNormalization},
 };
 
+// ai.onnx.preview.training (training_ops.cc).
+constexpr OpEntry kTrainingOps[] = {
+    {"Adagrad", InferAdagrad},
+    {"Adam", InferAdam},
+    {"Gradient", InferGradient},
+    {"Momentum", InferMomentum},
+};
+
+template <size_t N>
+OpInferFn Lookup(const OpEntry (&entries)[N], std::string_view op_type) {
+  for (const OpEntry& e : entries) {
+    if (e.op_type == op_type) return e.fn;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 OpInferFn FindOp(std::string_view op_type) {
@@ -248,14 +273,10 @@ OpInferFn FindOp(std::string_view op_type) {
 
 OpInferFn FindOp(std::string_view domain, std::string_view op_type) {
   if (domain.empty() || domain == "ai.onnx") return FindOp(op_type);
-  if (domain != "com.microsoft") return nullptr;
-  static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<std::string_view, OpInferFn>();
-    for (const OpEntry& e : kMicrosoftOps) t->emplace(e.op_type, e.fn);
-    return t;
-  }();
-  auto it = table->find(op_type);
-  return it == table->end() ? nullptr : it->second;
+  // The contrib tables are short: a linear scan costs less than building a map.
+  if (domain == "com.microsoft") return Lookup(kMicrosoftOps, op_type);
+  if (domain == "ai.onnx.preview.training") return Lookup(kTrainingOps, op_type);
+  return nullptr;
 }
 
 }  // namespace shapelint::infer

@@ -43,6 +43,12 @@ struct TensorFact {
   int32_t elem_type = 0;                             // ONNX TensorProto.DataType; 0 = unknown
   std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
   std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
+  // Sequences (ONNX `seq(tensor)`) whose length is known: `elements` holds one fact per
+  // element, in order, when the length is a constant; when it is symbolic (a split along a
+  // dynamic axis), every element is alike and `elements` holds that one fact, with
+  // `sequence_length` set. A sequence of unknown length is an unknown fact.
+  std::optional<std::vector<TensorFact>> elements;
+  std::optional<sym::Expr> sequence_length;
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }

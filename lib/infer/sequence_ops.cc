@@ -1,0 +1,264 @@
+// Sequence ops (opset 11+): a sequence of known length is tracked element by element
+// (TensorFact::elements), so that SequenceAt, SequenceLength and ConcatFromSequence give
+// shapes. Positions the engine cannot read leave the result unknown unless every element has
+// the same shape, in which case the position does not matter for shapes.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "infer/nn_util.h"
+#include "infer/op_context.h"
+#include "infer/ops.h"
+#include "infer/tensor_util.h"
+
+namespace shapelint::infer {
+namespace {
+
+using nn::C;
+using sym::Expr;
+using sym::MaybeExpr;
+using ONNX_NAMESPACE::TensorProto;
+
+bool SameShape(const TensorFact& a, const TensorFact& b) {
+  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
+  for (size_t i = 0; i < a.shape->size(); ++i) {
+    const MaybeExpr& x = (*a.shape)[i];
+    const MaybeExpr& y = (*b.shape)[i];
+    if (!x || !y || !(*x == *y)) return false;
+  }
+  return a.elem_type == b.elem_type;
+}
+
+// A sequence as the ops see it: explicit elements (constant length) or one element that
+// every position shares (symbolic length).
+struct Seq {
+  Expr length = Expr::Constant(0);
+  std::vector<TensorFact> elements;
+  bool uniform = false;
+};
+
+std::optional<Seq> ReadSeq(const TensorFact& f) {
+  if (!f.elements) return std::nullopt;
+  if (f.sequence_length && !f.sequence_length->AsConstant()) {
+    if (f.elements->size() != 1) return std::nullopt;
+    return Seq{*f.sequence_length, *f.elements, true};
+  }
+  return Seq{Expr::Constant(static_cast<int64_t>(f.elements->size())), *f.elements, false};
+}
+
+TensorFact Sequence(std::vector<TensorFact> elements) {
+  TensorFact f;
+  f.sequence_length = Expr::Constant(static_cast<int64_t>(elements.size()));
+  f.elements = std::move(elements);
+  return f;
+}
+
+// `length` copies of `element`: explicit when the length is a small constant.
+std::optional<TensorFact> UniformSequence(const MaybeExpr& length, const TensorFact& element) {
+  if (!length) return std::nullopt;
+  TensorFact plain;  // shape and type only: values differ between positions
+  plain.elem_type = element.elem_type;
+  plain.shape = element.shape;
+  if (auto n = length->AsConstant()) {
+    if (*n < 0 || *n > kMaxTrackedElements) return std::nullopt;
+    return Sequence(std::vector<TensorFact>(static_cast<size_t>(*n), plain));
+  }
+  TensorFact f;
+  f.elements = std::vector<TensorFact>{plain};
+  f.sequence_length = *length;
+  return f;
+}
+
+// The element every position holds when all elements (and `extra`, if given) share a shape.
+std::optional<TensorFact> CommonElement(const Seq& seq, const TensorFact* extra = nullptr) {
+  const TensorFact* first = extra;
+  if (first == nullptr && seq.elements.empty()) return std::nullopt;
+  if (first == nullptr) first = &seq.elements.front();
+  for (const TensorFact& e : seq.elements) {
+    if (!SameShape(e, *first)) return std::nullopt;
+  }
+  return *first;
+}
+
+// A constant position input normalised to [0, size) (or [0, size] when `insert`); nullopt
+// when unknown or out of range.
+std::optional<int64_t> Position(const OpContext& ctx, size_t i, int64_t size, bool insert) {
+  auto e = SingleElement(ctx, i);
+  auto pos = e && e->value ? e->value->AsConstant() : std::nullopt;
+  if (!pos) return std::nullopt;
+  const int64_t limit = insert ? size + 1 : size;
+  int64_t p = *pos < 0 ? *pos + size : *pos;
+  if (p < 0 || p >= limit) return std::nullopt;
+  return p;
+}
+
+}  // namespace
+
+// SequenceEmpty-11: a sequence of length 0.
+void InferSequenceEmpty(OpContext& ctx) { ctx.out(0) = Sequence({}); }
+
+// SequenceConstruct-11: the inputs, in order.
+void InferSequenceConstruct(OpContext& ctx) {
+  std::vector<TensorFact> elements;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) elements.push_back(ctx.in(i));
+  ctx.out(0) = Sequence(std::move(elements));
+}
+
+// SequenceInsert-11: inserts the tensor at `position` (default: at the end; negative counts
+// from the back, -n..n accepted).
+void InferSequenceInsert(OpContext& ctx) {
+  auto seq = ReadSeq(ctx.in(0));
+  if (!seq) return;
+  const TensorFact& x = ctx.in(1);
+  if (!seq->uniform) {
+    std::vector<TensorFact> elements = std::move(seq->elements);
+    const int64_t n = static_cast<int64_t>(elements.size());
+    if (!ctx.has_input(2)) {
+      elements.push_back(x);
+      ctx.out(0) = Sequence(std::move(elements));
+      return;
+    }
+    if (auto pos = Position(ctx, 2, n, /*insert=*/true)) {
+      elements.insert(elements.begin() + *pos, x);
+      ctx.out(0) = Sequence(std::move(elements));
+      return;
+    }
+  }
+  // Where the tensor goes is unknown (or does not matter): fine for shapes if all agree.
+  if (auto common = CommonElement(*seq, &x)) {
+    if (auto f = UniformSequence(sym::Add(seq->length, C(1)), *common)) ctx.out(0) = *f;
+  }
+}
+
+// SequenceErase-11: removes the element at `position` (default: the last).
+void InferSequenceErase(OpContext& ctx) {
+  auto seq = ReadSeq(ctx.in(0));
+  if (!seq || seq->elements.empty()) return;
+  if (!seq->uniform) {
+    std::vector<TensorFact> elements = std::move(seq->elements);
+    const int64_t n = static_cast<int64_t>(elements.size());
+    if (!ctx.has_input(1)) {
+      elements.pop_back();
+      ctx.out(0) = Sequence(std::move(elements));
+      return;
+    }
+    if (auto pos = Position(ctx, 1, n, /*insert=*/false)) {
+      elements.erase(elements.begin() + *pos);
+      ctx.out(0) = Sequence(std::move(elements));
+      return;
+    }
+  }
+  if (auto common = CommonElement(*seq)) {
+    if (auto f = UniformSequence(sym::Sub(seq->length, C(1)), *common)) ctx.out(0) = *f;
+  }
+}
+
+// SequenceAt-11: the element at `position` (negative counts from the back).
+void InferSequenceAt(OpContext& ctx) {
+  auto seq = ReadSeq(ctx.in(0));
+  if (!seq) return;
+  const int64_t n = static_cast<int64_t>(seq->elements.size());
+  if (!seq->uniform) {
+    if (auto pos = Position(ctx, 1, n, /*insert=*/false)) {
+      ctx.out(0) = seq->elements[*pos];
+      return;
+    }
+  }
+  if (auto common = CommonElement(*seq)) ctx.out(0) = *common;
+}
+
+// SequenceLength-11: an int64 scalar holding the number of elements.
+void InferSequenceLength(OpContext& ctx) {
+  TensorFact& y = ctx.out(0);
+  y.elem_type = TensorProto::INT64;
+  y.shape = Dims{};
+  if (auto seq = ReadSeq(ctx.in(0))) y.values = std::vector<Element>{{seq->length}};
+}
+
+// SplitToSequence-11: without `split`, one element per index of `axis` (that dim dropped when
+// keepdims = 0); a scalar `split` cuts chunks of that size, the last one smaller; a 1-D
+// `split` gives the sizes.
+void InferSplitToSequence(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  if (!x.shape) return;
+  auto axis = NormalizeAxis(ctx.AttrInt("axis", 0), x.rank());
+  if (!axis) return;
+  const MaybeExpr dim = (*x.shape)[*axis];
+  auto element = [&](const MaybeExpr& size, bool keep) {
+    TensorFact e;
+    e.elem_type = x.elem_type;
+    Dims dims = *x.shape;
+    if (keep) {
+      dims[*axis] = size;
+    } else {
+      dims.erase(dims.begin() + *axis);
+    }
+    e.shape = std::move(dims);
+    return e;
+  };
+  std::vector<TensorFact> elements;
+  if (!ctx.has_input(1)) {
+    const bool keep = ctx.AttrInt("keepdims", 1) != 0;
+    if (auto f = UniformSequence(dim, element(C(1), keep))) ctx.out(0) = *f;
+    return;
+  }
+  if (ctx.in(1).rank() == 0) {
+    auto chunk = nn::ConstOf(nn::ScalarInput(ctx, 1));
+    auto total = nn::ConstOf(dim);
+    if (!chunk || !total || *chunk <= 0 || *total > kMaxTrackedElements) return;
+    for (int64_t begin = 0; begin < *total; begin += *chunk) {
+      elements.push_back(element(C(std::min(*chunk, *total - begin)), true));
+    }
+  } else {
+    auto sizes = ElementValues(ctx, 1);
+    if (!sizes) return;
+    MaybeExpr sum = C(0);
+    for (const MaybeExpr& s : *sizes) {
+      elements.push_back(element(s, true));
+      sum = sym::Add(sum, s);
+    }
+    ctx.Require(RequirementKind::kSplitSum, Relation::kEqual, dim, sum,
+                absl::StrCat("SplitToSequence sizes must add up to input axis ", *axis),
+                kNoOrigin, *axis);
+  }
+  ctx.out(0) = Sequence(std::move(elements));
+}
+
+// ConcatFromSequence-11: Concat of the elements along `axis`, or a stack on a new axis when
+// new_axis = 1 (then axis may be -r-1..r and the elements must have equal shapes).
+void InferConcatFromSequence(OpContext& ctx) {
+  auto seq = ReadSeq(ctx.in(0));
+  if (!seq || seq->elements.empty()) return;
+  const TensorFact& first = seq->elements.front();
+  TensorFact& y = ctx.out(0);
+  y.elem_type = first.elem_type;
+  auto axis_attr = ctx.AttrInt("axis");
+  if (!first.shape || !axis_attr) return;
+  const bool new_axis = ctx.AttrInt("new_axis", 0) != 0;
+  const int64_t rank = first.rank();
+  auto axis = NormalizeAxis(*axis_attr, new_axis ? rank + 1 : rank);
+  if (!axis) return;
+  Dims dims = *first.shape;
+  MaybeExpr concat = C(0);
+  for (const TensorFact& e : seq->elements) {
+    if (!e.shape || e.rank() != rank) return;
+    for (int64_t a = 0; a < rank; ++a) {
+      if (!new_axis && a == *axis) continue;
+      ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*e.shape)[a], dims[a],
+                  absl::StrCat("ConcatFromSequence elements must agree on axis ", a),
+                  kNoOrigin, a);
+    }
+    if (!new_axis) concat = sym::Add(concat, (*e.shape)[*axis]);
+  }
+  if (new_axis) {
+    dims.insert(dims.begin() + *axis, seq->length);
+  } else {
+    dims[*axis] = seq->uniform ? sym::Mul(seq->length, dims[*axis]) : concat;
+  }
+  y.shape = std::move(dims);
+}
+
+}  // namespace shapelint::infer
