@@ -4,6 +4,8 @@
 // Where the data decides (which branch runs, how many iterations), a dim that the alternatives
 // disagree on becomes a fresh symbol named after the node, so that what follows still
 // propagates symbolically and no branch's constant is taken for the truth.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "shapelint/ir/model.h"
@@ -46,12 +48,111 @@ TensorFact Merge(const TensorFact& a, const TensorFact& b, Fresh fresh) {
   return f;
 }
 
+// True when the first `n` facts of `a` and `b` have the same known shapes.
+bool SameShapes(const std::vector<TensorFact>& a, const std::vector<TensorFact>& b, size_t n) {
+  if (a.size() < n || b.size() < n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!a[i].shape || !b[i].shape || a[i].shape->size() != b[i].shape->size()) return false;
+    for (size_t k = 0; k < a[i].shape->size(); ++k) {
+      const sym::MaybeExpr& x = (*a[i].shape)[k];
+      const sym::MaybeExpr& y = (*b[i].shape)[k];
+      if (!x || !y || *x != *y) return false;
+    }
+  }
+  return true;
+}
+
+// True when a trip count is known to be at least 1: a positive constant, or a graph-input
+// dim (symbols stand for sizes of at least 1).
+bool AtLeastOne(const sym::MaybeExpr& count) {
+  if (!count) return false;
+  if (auto c = count->AsConstant()) return *c >= 1;
+  return count->AsSymbol().has_value();
+}
+
 // A scalar of `elem_type`, such as Loop's iteration number and condition.
 TensorFact Scalar(int32_t elem_type) {
   TensorFact f;
   f.elem_type = elem_type;
   f.shape = Dims{};
   return f;
+}
+
+// Loops this short, whose iteration count and condition the engine knows at every step, are
+// inferred one iteration at a time with the iteration number as a constant: exact where the
+// general pass has to give up (a Slice at [i, i + 1]).
+inline constexpr int64_t kMaxUnrolledIterations = 16;
+
+// The constant value of a scalar fact.
+std::optional<int64_t> ScalarValue(const TensorFact& f) {
+  if (!f.values || f.values->size() != 1 || !(*f.values)[0].value) return std::nullopt;
+  return (*f.values)[0].value->AsConstant();
+}
+
+TensorFact ScalarOf(int32_t elem_type, int64_t value) {
+  TensorFact f = Scalar(elem_type);
+  f.values = std::vector<Element>{{sym::Expr::Constant(value)}};
+  return f;
+}
+
+// True when `graph` holds a Loop or Scan at any depth: unrolling those too could multiply.
+bool HasNestedLoop(const ir::Graph& graph) {
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const auto& op = graph.node(i).op_type();
+    if (op == "Loop" || op == "Scan") return true;
+    for (const auto& attr : graph.node(i).attribute()) {
+      const ir::Graph* sub = graph.Subgraph(i, attr.name());
+      if (sub != nullptr && HasNestedLoop(*sub)) return true;
+    }
+  }
+  return false;
+}
+
+// Runs `body` iteration by iteration when that is known to end within the cap; fills the
+// Loop's outputs and returns true, or returns false having written nothing.
+bool UnrollLoop(OpContext& ctx, SubgraphRunner& runner, const ir::Graph& body,
+                const std::vector<TensorFact>& inputs) {
+  std::optional<int64_t> max_trips;
+  if (ctx.has_input(0)) {
+    max_trips = ScalarValue(ctx.in(0));
+    if (!max_trips || *max_trips < 0 || *max_trips > kMaxUnrolledIterations) return false;
+  }
+  std::optional<int64_t> cond = ctx.has_input(1) ? ScalarValue(ctx.in(1)) : 1;
+  if (!cond || HasNestedLoop(body)) return false;
+  const size_t carried = inputs.size() - 2;
+  std::vector<TensorFact> states(inputs.begin() + 2, inputs.end());
+  std::vector<std::vector<TensorFact>> scans;  // per iteration, the scan outputs
+  int64_t k = 0;
+  for (; *cond != 0 && (!max_trips || k < *max_trips); ++k) {
+    if (k >= kMaxUnrolledIterations) return false;
+    std::vector<TensorFact> step{ScalarOf(TensorProto::INT64, k), ScalarOf(TensorProto::BOOL, 1)};
+    step.insert(step.end(), states.begin(), states.end());
+    auto out = runner.RunSubgraph(ctx, body, std::move(step), false);
+    if (out.size() < 1 + carried) return false;
+    cond = ctx.has_input(1) ? ScalarValue(out[0]) : 1;  // no cond input: the body's is ignored
+    if (!cond) return false;
+    for (size_t i = 0; i < carried; ++i) states[i] = out[1 + i];
+    scans.emplace_back(out.begin() + 1 + carried, out.end());
+  }
+  for (size_t i = 0; i < carried && i < ctx.num_outputs(); ++i) ctx.out(i) = states[i];
+  // Scan outputs stack the iterations' values, which must have one shape.
+  for (size_t j = 0; carried + j < ctx.num_outputs(); ++j) {
+    TensorFact f;
+    if (!scans.empty() && j < scans[0].size()) {
+      f.elem_type = scans[0][j].elem_type;
+      bool same = scans[0][j].shape.has_value();
+      for (const auto& iteration : scans) {
+        same = same && j < iteration.size() && iteration[j].shape == scans[0][j].shape;
+      }
+      if (same) {
+        Dims dims{sym::Expr::Constant(k)};
+        dims.insert(dims.end(), scans[0][j].shape->begin(), scans[0][j].shape->end());
+        f.shape = std::move(dims);
+      }
+    }
+    ctx.out(carried + j) = std::move(f);
+  }
+  return true;
 }
 
 void InferIf(OpContext& ctx, SubgraphRunner& runner) {
@@ -81,6 +182,7 @@ void InferLoop(OpContext& ctx, SubgraphRunner& runner) {
   const size_t carried = ctx.num_inputs() >= 2 ? ctx.num_inputs() - 2 : 0;
   std::vector<TensorFact> inputs{Scalar(TensorProto::INT64), Scalar(TensorProto::BOOL)};
   for (size_t i = 0; i < carried; ++i) inputs.push_back(ctx.in(i + 2));
+  if (UnrollLoop(ctx, runner, *body, inputs)) return;
   // First pass with the initial values: dims an iteration changes become fresh symbols, and
   // the body is inferred again with those, so its outputs hold for every iteration.
   auto first = runner.RunSubgraph(ctx, *body, inputs, false);
@@ -119,46 +221,99 @@ void InferLoop(OpContext& ctx, SubgraphRunner& runner) {
   }
 }
 
-// Scan (opset 9+): N state variables and M scan inputs; the body sees one slice per step.
+// Scan: N state variables and M scan inputs; the body sees one slice per step. Scan-8 puts
+// an optional sequence_lens input first and a batch axis 0 in front of every state, scan
+// input and output (scan inputs are [batch, sequence, ...], always scanned along axis 1);
+// the body sees no batch axis. Scan-9 drops both and scans along scan_input_axes.
 void InferScan(OpContext& ctx, SubgraphRunner& runner) {
   const ir::Graph* body = ctx.graph().Subgraph(ctx.node_index(), "body");
-  if (body == nullptr || ctx.opset() < 9) return;  // opset 8 has a batch axis: not modelled
+  if (body == nullptr) return;
+  const bool batched = ctx.opset() < 9;
+  const size_t first = batched ? 1 : 0;  // Scan-8's input 0 is sequence_lens
   auto num_scan_inputs = ctx.AttrInt("num_scan_inputs");
   if (!num_scan_inputs || *num_scan_inputs < 0 ||
-      *num_scan_inputs > static_cast<int64_t>(ctx.num_inputs())) {
+      *num_scan_inputs + first > ctx.num_inputs()) {
     return;
   }
-  const size_t m = *num_scan_inputs, n = ctx.num_inputs() - m;
-  auto input_axes = ctx.AttrInts("scan_input_axes").value_or(std::vector<int64_t>(m, 0));
+  const size_t m = *num_scan_inputs, n = ctx.num_inputs() - first - m;
+  auto input_axes = batched ? std::vector<int64_t>(m, 1)
+                            : ctx.AttrInts("scan_input_axes").value_or(std::vector<int64_t>(m, 0));
   if (input_axes.size() != m) return;
+  // Drops Scan-8's batch axis from `fact`, requiring it to equal `batch`.
+  sym::MaybeExpr batch;
+  auto unbatch = [&](const TensorFact& fact, const std::string& what) {
+    TensorFact f = fact;
+    f.values.reset();
+    if (!batched || !f.shape) return f;
+    if (f.shape->empty()) {  // no batch axis to drop: the model is invalid
+      TensorFact unknown;
+      unknown.elem_type = f.elem_type;
+      return unknown;
+    }
+    if (!batch) batch = f.shape->front();
+    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, f.shape->front(), batch,
+                absl::StrCat("Scan ", what, " has the batch size along axis 0"), kNoOrigin, 0);
+    f.shape->erase(f.shape->begin());
+    return f;
+  };
   std::vector<TensorFact> inputs;
-  for (size_t i = 0; i < n; ++i) inputs.push_back(ctx.in(i));
+  for (size_t i = 0; i < n; ++i) {
+    inputs.push_back(batched ? unbatch(ctx.in(first + i), absl::StrCat("state ", i))
+                             : ctx.in(first + i));
+  }
   sym::MaybeExpr length;
   for (size_t j = 0; j < m; ++j) {
-    const TensorFact& x = ctx.in(n + j);
+    TensorFact x = unbatch(ctx.in(first + n + j), absl::StrCat("input ", j));
     TensorFact slice;
     slice.elem_type = x.elem_type;
     if (x.shape) {
-      auto axis = NormalizeAxis(input_axes[j], x.rank());
+      // Scan-8's axis 1 is axis 0 once the batch axis is gone.
+      auto axis = NormalizeAxis(batched ? 0 : input_axes[j], x.rank());
       if (!axis) return;
       Dims dims = *x.shape;
       if (j == 0) length = dims[*axis];
       ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, dims[*axis], length,
-                  absl::StrCat("Scan input ", j, " has the scan length along axis ", *axis),
-                  kNoOrigin, *axis);
+                  absl::StrCat("Scan input ", j, " has the scan length along axis ",
+                               batched ? 1 : *axis),
+                  kNoOrigin, batched ? 1 : *axis);
       dims.erase(dims.begin() + *axis);
       slice.shape = std::move(dims);
     }
     inputs.push_back(std::move(slice));
   }
+  // Puts the batch axis back in front of an output.
+  auto rebatch = [&](TensorFact f) {
+    if (batched && f.shape) f.shape->insert(f.shape->begin(), batch);
+    return f;
+  };
+  size_t n_done = 0;
   auto out = runner.RunSubgraph(ctx, *body, inputs, true);
-  for (size_t i = 0; i < n && i < ctx.num_outputs() && i < out.size(); ++i) {
-    ctx.out(i) = Merge(inputs[i], out[i], [&](size_t axis) -> sym::MaybeExpr {
+  // A state whose shape the first step changes (a broadcast that makes it max(init, slice))
+  // often settles there: run the body again from the first step's states, and if it gives
+  // them back, that is the final state of every scan that takes at least one step.
+  std::vector<TensorFact> states(out.begin(), out.begin() + std::min(n, out.size()));
+  if (!SameShapes(inputs, states, n) && states.size() == n && AtLeastOne(length)) {
+    std::vector<TensorFact> again = inputs;
+    for (size_t i = 0; i < n; ++i) again[i] = states[i];
+    auto second = runner.RunSubgraph(ctx, *body, again, false);
+    if (SameShapes(states, second, n)) {
+      for (size_t i = 0; i < n && i < ctx.num_outputs(); ++i) {
+        TensorFact f = states[i];
+        f.values.reset();
+        ctx.out(i) = rebatch(std::move(f));
+      }
+      n_done = n;
+    }
+  }
+  for (size_t i = n_done; i < n && i < ctx.num_outputs() && i < out.size(); ++i) {
+    ctx.out(i) = rebatch(Merge(inputs[i], out[i], [&](size_t axis) -> sym::MaybeExpr {
       return ctx.FreshSymbol(absl::StrCat("state", i, ":", axis));
-    });
+    }));
   }
   const size_t k_count = ctx.num_outputs() > n ? ctx.num_outputs() - n : 0;
-  auto output_axes = ctx.AttrInts("scan_output_axes").value_or(std::vector<int64_t>(k_count, 0));
+  auto output_axes = batched ? std::vector<int64_t>(k_count, 0)
+                             : ctx.AttrInts("scan_output_axes")
+                                   .value_or(std::vector<int64_t>(k_count, 0));
   if (output_axes.size() != k_count) return;
   for (size_t k = 0; k < k_count && n + k < out.size(); ++k) {
     const TensorFact& step = out[n + k];
@@ -171,7 +326,7 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
       dims.insert(dims.begin() + *axis, length);
       f.shape = std::move(dims);
     }
-    ctx.out(n + k) = std::move(f);
+    ctx.out(n + k) = rebatch(std::move(f));
   }
 }
 

@@ -232,35 +232,51 @@ void InferSlice(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   if (!x.shape) return;
+  // Slice keeps the rank whatever its bounds: dims it cannot work out are unknown, not the rank.
+  y.shape = Dims(x.shape->size(), std::nullopt);
   const bool use_inputs = ctx.opset() >= 10;
   auto starts = ValuesOrAttr(ctx, 1, "starts", use_inputs);
   auto ends = ValuesOrAttr(ctx, 2, "ends", use_inputs);
-  if (!starts || !ends || starts->size() != ends->size()) return;
-  std::vector<int64_t> axes, steps(starts->size(), 1);
+  std::optional<std::vector<int64_t>> axes;
   if (use_inputs ? ctx.has_input(3) : ctx.Attr("axes") != nullptr) {
-    auto a = use_inputs ? ctx.ConstInts(3) : ctx.AttrInts("axes");
-    if (!a) return;
-    axes = *a;
-  } else {
-    for (size_t i = 0; i < starts->size(); ++i) axes.push_back(static_cast<int64_t>(i));
+    axes = use_inputs ? ctx.ConstInts(3) : ctx.AttrInts("axes");
+  } else if (starts) {
+    axes.emplace();
+    for (size_t i = 0; i < starts->size(); ++i) axes->push_back(static_cast<int64_t>(i));
+  } else if (auto n = use_inputs ? ConstLength(ctx, 1) : std::nullopt) {
+    axes.emplace();  // default axes: the first len(starts)
+    for (int64_t i = 0; i < *n; ++i) axes->push_back(i);
   }
-  if (use_inputs && ctx.has_input(4)) {
-    auto s = ctx.ConstInts(4);
-    if (!s) return;
-    steps = *s;
-  }
-  if (axes.size() != starts->size() || steps.size() != starts->size()) return;
+  if (!axes) return;
   Dims out = *x.shape;
   std::vector<bool> seen(x.rank(), false);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    auto axis = NormalizeAxis(axes[i], x.rank());
-    if (!axis || seen[*axis] || steps[i] == 0) return;
+  for (int64_t a : *axes) {
+    auto axis = NormalizeAxis(a, x.rank());
+    if (!axis || seen[*axis]) return;
     seen[*axis] = true;
-    out[*axis] = SliceLength((*x.shape)[*axis], (*starts)[i], (*ends)[i], steps[i]);
+    out[*axis] = std::nullopt;  // until the bounds say otherwise
+  }
+  std::vector<int64_t> steps(axes->size(), 1);
+  if (use_inputs && ctx.has_input(4)) {
+    auto s = ctx.ConstInts(4);
+    if (s) steps = *s;
+    if (!s || steps.size() != axes->size()) {
+      y.shape = std::move(out);
+      return;
+    }
+  }
+  if (!starts || !ends || starts->size() != axes->size() || ends->size() != axes->size()) {
+    y.shape = std::move(out);
+    return;
+  }
+  for (size_t i = 0; i < axes->size(); ++i) {
+    const int64_t axis = *NormalizeAxis((*axes)[i], x.rank());
+    if (steps[i] == 0) return;
+    out[axis] = SliceLength((*x.shape)[axis], (*starts)[i], (*ends)[i], steps[i]);
   }
   y.shape = out;
   // Values of a 1-D tensor sliced with constant bounds (shape-tensor slicing).
-  if (!x.values || x.rank() != 1 || axes.size() != 1) return;
+  if (!x.values || x.rank() != 1 || axes->size() != 1) return;
   const int64_t n = static_cast<int64_t>(x.values->size());
   auto s = (*starts)[0] ? (*starts)[0]->AsConstant() : std::nullopt;
   auto e = (*ends)[0] ? (*ends)[0]->AsConstant() : std::nullopt;

@@ -41,9 +41,10 @@ g (bool c, float[N,4] x, float[N,8] z, float[M,8] w) => (float[?,?] y) {
 }
 
 TEST_CASE("Loop: carried values, scan outputs and the trip count", "[infer][cf]") {
+  // 100 iterations: past the unrolling cap, so the body is inferred once for all iterations.
   auto r = Infer(R"(
 g (float[N,K] x, float[N,1] acc0) => (float[N,K] last, float[?,?,?] steps, float[?,?] acc) {
-  m = Constant <value = int64 {5}> ()
+  m = Constant <value = int64 {100}> ()
   last, acc, steps = Loop (m, , x, acc0) <
     body = b (int64 i, bool c, float[N,K] v, float[N,?] a) => (bool co, float[N,K] vo, float[N,?] ao, float[N,K] s) {
       co = Identity (c)
@@ -57,8 +58,51 @@ g (float[N,K] x, float[N,1] acc0) => (float[N,K] last, float[?,?,?] steps, float
   CHECK(r.Shape("last") == "[N, K]");
   // acc doubles its width each iteration: a fresh symbol for the width.
   CHECK(r.Shape("acc") == "[N, \"<Loop #1>:carried1:1\"]");
-  // No condition input: a for loop of exactly M = 5 iterations, one slice each.
-  CHECK(r.Shape("steps") == "[5, N, K]");
+  // No condition input: a for loop of exactly M = 100 iterations, one slice each.
+  CHECK(r.Shape("steps") == "[100, N, K]");
+}
+
+TEST_CASE("Loop: a short loop with a known trip count runs iteration by iteration",
+          "[infer][cf]") {
+  // Five iterations: each sees its iteration number, so Slice [i, i + 1] has length 1, and
+  // the doubling width is followed to the end: 1 * 2^5.
+  auto r = Infer(R"(
+g (float[N,1] acc0) => (float[?,?] acc, float[?,?] picked) {
+  m = Constant <value = int64 {5}> ()
+  go = Constant <value = bool {1}> ()
+  table = Constant <value = float[5] {1, 2, 3, 4, 5}> ()
+  acc, picked = Loop (m, go, acc0) <
+    body = b (int64 i, bool c, float[N,?] a) => (bool co, float[N,?] ao, float[?] p) {
+      co = Identity (c)
+      ao = Concat <axis = 1> (a, a)
+      one = Constant <value = int64 {1}> ()
+      end = Add (i, one)
+      zero = Constant <value = int64[1] {0}> ()
+      starts = Unsqueeze (i, zero)
+      ends = Unsqueeze (end, zero)
+      p = Slice (table, starts, ends)
+    }
+  >
+})");
+  CHECK(r.Shape("acc") == "[N, 32]");
+  CHECK(r.Shape("picked") == "[5, 1]");
+}
+
+TEST_CASE("Loop: a condition that turns false ends the unrolled loop", "[infer][cf]") {
+  // The body's condition is i < 2: three iterations (i = 0, 1, 2) of the 10 allowed.
+  auto r = Infer(R"(
+g (float[N] x) => (float[?,?] steps) {
+  m = Constant <value = int64 {10}> ()
+  go = Constant <value = bool {1}> ()
+  steps = Loop (m, go) <
+    body = b (int64 i, bool c) => (bool co, float[N] s) {
+      two = Constant <value = int64 {2}> ()
+      co = Less (i, two)
+      s = Neg (x)
+    }
+  >
+})");
+  CHECK(r.Shape("steps") == "[3, N]");
 }
 
 TEST_CASE("Loop with a data-dependent condition has a fresh trip count", "[infer][cf]") {
