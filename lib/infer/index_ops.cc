@@ -229,6 +229,13 @@ void InferCompress(OpContext& ctx) {
       kept.push_back(i);
     }
     if (!fails) count = Expr::Constant(static_cast<int64_t>(kept.size()));
+  } else if (cond) {
+    // A symbolic length: wherever the op runs (every true condition within the axis), the
+    // count is the number of true conditions. That the axis is long enough is not recorded:
+    // requirements have no "at least" relation yet.
+    int64_t trues = 0;
+    for (int64_t c : *cond) trues += c != 0 ? 1 : 0;
+    count = Expr::Constant(trues);
   } else {
     count = ctx.FreshSymbol("count");
   }

@@ -352,8 +352,12 @@ void InferReshape(OpContext& ctx) {
                     "Reshape with -1: the element count must be divisible by the other dims",
                     literal);
       }
-    } else {
-      out[infer_at] = sym::ExactDiv(in_count, known);
+    } else if (known) {
+      // Symbolic: the quotient is exact wherever the graph runs, and must be.
+      out[infer_at] = sym::FloorDivByTerm(in_count, known);
+      ctx.Require(RequirementKind::kReshapeCount, Relation::kDivisible, in_count, known,
+                  "Reshape with -1: the element count must be divisible by the other dims",
+                  literal);
     }
   } else {
     ctx.Require(RequirementKind::kReshapeCount, Relation::kEqual, in_count, Product(out),

@@ -90,8 +90,12 @@ void InferSTFT(OpContext& ctx) {
       sym::Add(sym::FloorDiv(sym::Sub((*signal.shape)[1], frame_length), step), C(1));
   MaybeExpr bins = frame_length;
   if (ctx.AttrInt("onesided", 1) != 0) {
-    // One-sided output needs a real signal.
-    bins = ConstOf((*signal.shape)[2]) == 1 ? OnesidedBins(frame_length) : MaybeExpr();
+    // One-sided output needs a real signal: [batch, length, 1].
+    const MaybeExpr& components = (*signal.shape)[2];
+    const bool real = ctx.Require(RequirementKind::kChannels, Relation::kEqual, components, C(1),
+                                  "one-sided STFT needs a real signal (last axis 1)", kNoOrigin,
+                                  2);
+    bins = real && components ? OnesidedBins(frame_length) : MaybeExpr();
   }
   y.shape = Dims{(*signal.shape)[0], frames, bins, C(2)};
 }

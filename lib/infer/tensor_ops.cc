@@ -35,10 +35,15 @@ std::vector<int64_t> AllAxes(int64_t rank) {
 
 // floor(in * scale), as Resize and Upsample size their output from a float scale. ONNX's shape
 // inference and onnxruntime both compute it in float: floor(float(in) * scale). For a constant
-// dim that is done here the same way. For a symbolic dim the product is exact when the scale is
-// p / 2^k with small p and k (every float is dyadic; these are the ones whose product with a
-// realistic dim, below 2^24 / p, needs no rounding), and then floor(in * p / 2^k) is an Expr.
-// Other scales (0.1, 1/3) would round in float in ways that depend on `in`: unknown.
+// dim that is done here the same way.
+//
+// For a symbolic dim the float is read as the fraction num / den (den <= 64) it was rounded
+// from, e.g. 0.6f = 0.60000002 as 3 / 5, and floor(in * num / den) is an Expr. That equals the
+// float computation for every realistic dim when the float is at or above the fraction: where
+// in * num / den is an integer, the float product is that integer or a hair above it, and
+// elsewhere the product is at least 1 / den away from the next integer, far more than float
+// rounding moves it. A float just below its fraction (0.7f = 0.69999999) can round either way
+// at the integers, so that dim stays unknown, as does a scale that is no small fraction.
 MaybeExpr ScaleDim(const MaybeExpr& in, double scale) {
   if (!in || !std::isfinite(scale) || scale <= 0) return std::nullopt;
   const float s = static_cast<float>(scale);
@@ -47,15 +52,18 @@ MaybeExpr ScaleDim(const MaybeExpr& in, double scale) {
     if (!(product < 0x1p62f)) return std::nullopt;
     return Expr::Constant(static_cast<int64_t>(std::floor(product)));
   }
-  constexpr int kMaxShift = 8;  // denominators up to 256
-  constexpr double kMaxNumerator = 256;
-  for (int k = 0; k <= kMaxShift; ++k) {
-    const double q = static_cast<double>(int64_t{1} << k);
-    const double p = static_cast<double>(s) * q;
-    if (p != std::floor(p)) continue;
-    if (p > kMaxNumerator * q || p > 65536) return std::nullopt;
-    return sym::FloorDiv(sym::Mul(in, Expr::Constant(static_cast<int64_t>(p))),
-                         Expr::Constant(static_cast<int64_t>(q)));
+  constexpr int64_t kMaxDenominator = 64;
+  constexpr double kMaxScale = 1024;
+  const double exact = s;  // the float's value, exactly
+  if (exact > kMaxScale) return std::nullopt;
+  for (int64_t den = 1; den <= kMaxDenominator; ++den) {
+    const double num = std::round(exact * static_cast<double>(den));
+    if (num < 1) continue;
+    const double fraction = num / static_cast<double>(den);
+    // Within float rounding (half an ulp, 2^-24 relative) of the fraction, and not below it.
+    if (std::abs(exact - fraction) > fraction * 0x1p-24 || exact < fraction) continue;
+    return sym::FloorDiv(sym::Mul(in, Expr::Constant(static_cast<int64_t>(num))),
+                         Expr::Constant(den));
   }
   return std::nullopt;
 }

@@ -818,6 +818,15 @@ MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b) {
   return Canonicalize(std::move(quotient));
 }
 
+MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b) {
+  if (MaybeExpr exact = ExactDiv(a, b)) return exact;
+  if (!a || !b) return std::nullopt;
+  const ExprNode* y = b->node();
+  if (y->terms.size() != 1 || y->constant != 0 || y->terms[0].coeff <= 1) return std::nullopt;
+  const Expr coeff = Expr::Constant(y->terms[0].coeff);
+  return FloorDiv(ExactDiv(a, ExactDiv(b, coeff)), coeff);
+}
+
 MaybeExpr Min(const MaybeExpr& a, const MaybeExpr& b) { return MinMax(NodeKind::kMin, a, b); }
 
 MaybeExpr Max(const MaybeExpr& a, const MaybeExpr& b) { return MinMax(NodeKind::kMax, a, b); }

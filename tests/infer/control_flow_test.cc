@@ -142,6 +142,46 @@ g (float[B,H] h0, float[S,B,D] xs, float[D,H] w) => (float[B,H] h, float[S,B,H] 
   CHECK((*p->shape)[0]->ToString() == "B");
 }
 
+TEST_CASE("Scan-8: a batch axis in front of states, inputs and outputs", "[infer][cf]") {
+  auto r = Infer(R"(
+g (int64[B] lens, float[B,H] h0, float[B,S,H] xs) => (float[?,?] h, float[?,?,?] ys) {
+  h, ys = Scan (lens, h0, xs) <
+    num_scan_inputs = 1,
+    body = cell (float[H] hp, float[H] xt) => (float[H] hn, float[H] y) {
+      hn = Add (hp, xt)
+      y = Identity (hn)
+    }
+  >
+})",
+                 8);
+  CHECK(r.Shape("h") == "[B, H]");
+  CHECK(r.Shape("ys") == "[B, S, H]");
+}
+
+TEST_CASE("Scan: a state that settles after one step keeps that shape", "[infer][cf]") {
+  // The state starts as [A] and becomes the broadcast of [A] and [K] (K the slice length):
+  // max-like after step 1, and the same after step 2, since broadcasting is idempotent.
+  auto r = Infer(R"(
+g (float[A] s0, float[S,K] xs) => (float[?] s, float[?,?] ys) {
+  s, ys = Scan (s0, xs) <
+    num_scan_inputs = 1,
+    body = b (float[?] sp, float[?] x) => (float[?] sn, float[?] y) {
+      sn = Add (sp, x)
+      y = Identity (sn)
+    }
+  >
+})",
+                 11);
+  const TensorFact& s = r.Fact("s");
+  REQUIRE(s.shape);
+  REQUIRE(s.shape->size() == 1);
+  REQUIRE((*s.shape)[0]);
+  CHECK((*s.shape)[0]->Symbols() == std::vector<std::string>{"A", "K"});
+  // At A = 1, K = 7 the state is 7; at A = K = 3 it is 3.
+  CHECK(r.DimAt("s", 0, {{"A", 1}, {"K", 7}}) == 7);
+  CHECK(r.DimAt("s", 0, {{"A", 3}, {"K", 3}}) == 3);
+}
+
 TEST_CASE("control flow nests: an If inside a Loop body sees both scopes", "[infer][cf]") {
   auto r = Infer(R"(
 g (float[N,3] x, bool c) => (float[?,?,?] out) {

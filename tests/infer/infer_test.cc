@@ -110,6 +110,19 @@ g (float[B,S,768] x, float[768,3072] w, float[B,12,S,64] q) => (float[B,S,3072] 
   }
 }
 
+TEST_CASE("Reshape -1 next to a literal and a copied dim", "[infer]") {
+  // [2, 0, -1] on [N, H, W]: the -1 is N*H*W / (2*H), which is floor(N*W / 2) wherever the
+  // reshape runs, and the count must divide by 2*H.
+  auto r = Infer(R"(
+g (float[N,H,W] x) => (float[?,?,?] y) {
+  t = Constant <value = int64[3] {2, 0, -1}> ()
+  y = Reshape (x, t)
+})");
+  CHECK(r.Shape("y") == "[2, H, floor(N*W / 2)]");
+  CHECK(r.Requirements(RequirementKind::kReshapeCount) ==
+        std::vector<std::string>{"H*N*W ~ 2*H"});
+}
+
 TEST_CASE("broadcasting records compatibility and keeps exact dims", "[infer]") {
   auto r = Infer(R"(
 g (float[B,S,64] x, float[1,197,64] pos, float[S,1] col, float[T] row) => (float[B,S,64] y) {

@@ -355,6 +355,16 @@ g (float[B,32,1] x, float[B,L,1] sig, float[B,L,2] cx) => (float[B,17,2] d) {
   // frames = floor((L - 16) / 8) + 1 = floor(L / 8) - 1; bins = 16 / 2 + 1 = 9 (onesided
   // defaults to 1).
   CHECK(r.Shape("st") == "[B, floor(L / 8) - 1, 9, 2]");
+  // A signal whose last axis is dynamic must be real (1) for the one-sided default.
+  auto sym = Infer(R"(
+g (float[B,L,K] sig) => (float[?,?,?,?] st) {
+  n = Constant <value = int64 {16}> ()
+  step = Constant <value = int64 {8}> ()
+  st = STFT (sig, step, , n)
+})",
+                   17);
+  CHECK(sym.Shape("st") == "[B, floor(L / 8) - 1, 9, 2]");
+  CHECK(sym.Requirements(RequirementKind::kChannels) == std::vector<std::string>{"K ~ 1"});
   CHECK(r.Shape("win") == "[16]");
   CHECK(r.Type("win") == TensorProto::FLOAT);
   CHECK(r.Shape("ws") == "[L]");

@@ -347,12 +347,18 @@ g (float[N,C,H,W] x, float[1,3,10,20] c) => (float[N,C,?,?] y) {
   odd = Constant <value = float[4] {1.0, 1.0, 0.3, 1.5}> ()
   z = Resize (x, odd)
   k = Resize (c, odd)
+  below = Constant <value = float[4] {1.0, 1.0, 0.7, 0.01}> ()
+  u = Resize (x, below)
 })",
                  10);
   CHECK(r.Shape("y") == "[N, C, 2*H, 2*W]");
-  // 0.3 is not p / 2^k: floor(H * 0.3) in float has no exact symbolic form. 1.5 = 3 / 2:
+  // 0.3f is 0.30000001, a hair above 3 / 10: floor(float(H) * 0.3f) is floor(3 * H / 10) for
+  // every H (checked against float32 arithmetic for H up to 2,000,000). 1.5 = 3 / 2:
   // floor(3 * W / 2), which is W + floor(W / 2).
-  CHECK(r.Shape("z") == "[N, C, ?, W + floor(W / 2)]");
+  CHECK(r.Shape("z") == "[N, C, floor(3*H / 10), W + floor(W / 2)]");
+  // 0.7f is 0.69999999, a hair below 7 / 10, and 0.01 is no fraction with a denominator up
+  // to 64: both stay unknown rather than guess how float rounding goes.
+  CHECK(r.Shape("u") == "[N, C, ?, ?]");
   // Constant dims as ONNX computes them: floor(10 * 0.3f) = 3, floor(20 * 1.5) = 30.
   CHECK(r.Shape("k") == "[1, 3, 3, 30]");
 }
@@ -521,6 +527,34 @@ g (float[N,4] x, float[2,3] f, bool[4] c, float[N,C,H,W] img) => (float[N,3] y) 
   CHECK(r.Values("nw") == "{N, W}");
   // A true condition past the end of the axis fails (numpy's out-of-bounds error): unknown.
   CHECK(r.Shape("past") == "[?]");
+}
+
+TEST_CASE("Compress: a constant condition on a dynamic axis counts its true entries",
+          "[infer][index]") {
+  // Wherever it runs (every true entry inside the axis), three rows are kept.
+  auto r = Infer(R"(
+g (float[N,4] x) => (float[?,?] y) {
+  keep = Constant <value = bool[5] {1, 0, 1, 1, 0}> ()
+  y = Compress <axis = 0> (x, keep)
+})",
+                 11);
+  CHECK(r.Shape("y") == "[3, 4]");
+}
+
+TEST_CASE("Slice keeps its rank when its bounds are unknown", "[infer][shape]") {
+  auto r = Infer(R"(
+g (float[N,8,4] x, int64[1] s, int64[1] e, int64[2] s2, int64[2] e2, int64[1] ax) => (float[?,?,?] a) {
+  axis = Constant <value = int64[1] {1}> ()
+  a = Slice (x, s, e, axis)
+  b = Slice (x, s2, e2)
+  c = Slice (x, s, e, ax)
+})");
+  // Only axis 1 is cut; bounds unknown.
+  CHECK(r.Shape("a") == "[N, ?, 4]");
+  // Default axes: the first two, as many as the starts.
+  CHECK(r.Shape("b") == "[?, ?, 4]");
+  // Unknown axes: any dim may be cut, but the rank stays.
+  CHECK(r.Shape("c") == "[?, ?, ?]");
 }
 
 TEST_CASE("NonZero, TopK and Unique sizes", "[infer][index]") {

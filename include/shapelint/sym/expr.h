@@ -106,6 +106,10 @@ MaybeExpr Max(const MaybeExpr& a, const MaybeExpr& b);
 // a / b when b divides a exactly as a polynomial (b a single term, e.g. 2*batch), else unknown.
 // Used where the quotient is known to be exact, such as Reshape's -1.
 MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b);
+// floor(a / b) for b one term c*m (c > 0): a / m exactly, then floor division by c, e.g.
+// (n*h*w) / (2*h) = floor(n*w / 2). Unknown when m does not divide a as a polynomial. Where the
+// caller knows b divides a (Reshape's -1 wherever the graph runs), this is the exact quotient.
+MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
 
 // True when `e` is >= 0 for every binding of its symbols to non-negative values (tensor dims):
 // non-negative coefficients and constant over atoms that are themselves non-negative. False

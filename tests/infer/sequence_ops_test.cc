@@ -1,0 +1,83 @@
+// Sequence ops: lengths and element shapes through construct, insert, erase, split and concat.
+#include <catch2/catch.hpp>
+
+#include "infer/infer_fixture.h"
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("Sequence: insert, erase and at follow each element", "[infer][sequence]") {
+  // Expected shapes worked out by hand from the ONNX operator docs.
+  auto r = Infer(R"(
+g (float[2,3] a, float[5,3] b, float[N,3] c) => (float[?,?] first, float[?,?] last, int64 n, float[?,?] joined) {
+  empty = SequenceEmpty <dtype = 1> ()
+  s1 = SequenceInsert (empty, a)
+  s2 = SequenceInsert (s1, b)
+  zero = Constant <value = int64 {0}> ()
+  s3 = SequenceInsert (s2, c, zero)
+  first = SequenceAt (s3, zero)
+  minus_one = Constant <value = int64 {-1}> ()
+  last = SequenceAt (s3, minus_one)
+  n = SequenceLength (s3)
+  s4 = SequenceErase (s3, zero)
+  joined = ConcatFromSequence <axis = 0> (s4)
+})");
+  CHECK(r.Shape("first") == "[N, 3]");
+  CHECK(r.Shape("last") == "[5, 3]");
+  CHECK(r.Values("n") == "{3}");
+  // s4 = [a, b]: 2 + 5 rows.
+  CHECK(r.Shape("joined") == "[7, 3]");
+}
+
+TEST_CASE("Sequence: an unknown position is fine when every element is alike",
+          "[infer][sequence]") {
+  auto r = Infer(R"(
+g (float[B,4] x, float[B,4] y, int64 p, float[2,4] z) => (float[?,?] at) {
+  s = SequenceConstruct (x, y)
+  at = SequenceAt (s, p)
+  t = SequenceConstruct (x, z)
+  other = SequenceAt (t, p)
+})");
+  CHECK(r.Shape("at") == "[B, 4]");
+  // x or z: the data decides (`other` is no graph output, so no declaration is adopted).
+  CHECK(r.Shape("other") == "?");
+}
+
+TEST_CASE("SplitToSequence along a dynamic axis has a symbolic length", "[infer][sequence]") {
+  auto r = Infer(R"(
+g (float[T,3] x, float[6,2] w) => (int64 n, float[?] row, float[?,?,?] stacked, float[?,?] cat, float[?,?] parts) {
+  s = SplitToSequence <axis = 0, keepdims = 0> (x)
+  n = SequenceLength (s)
+  zero = Constant <value = int64 {0}> ()
+  row = SequenceAt (s, zero)
+  stacked = ConcatFromSequence <axis = -1, new_axis = 1> (s)
+  cat = ConcatFromSequence <axis = 0> (s)
+  four = Constant <value = int64 {4}> ()
+  chunks = SplitToSequence <axis = 0> (w, four)
+  parts_n = SequenceLength (chunks)
+  last = Constant <value = int64 {-1}> ()
+  parts = SequenceAt (chunks, last)
+})");
+  CHECK(r.Values("n") == "{T}");
+  CHECK(r.Shape("row") == "[3]");
+  // new_axis = 1, axis = -1: a new last axis of length T.
+  CHECK(r.Shape("stacked") == "[3, T]");
+  // Concatenating T rows of [3] along axis 0: 3*T.
+  CHECK(r.Shape("cat") == "[3*T]");
+  // Chunks of 4 along 6 rows: [4, 2] then [2, 2].
+  CHECK(r.Values("parts_n") == "{2}");
+  CHECK(r.Shape("parts") == "[2, 2]");
+}
+
+TEST_CASE("ConcatFromSequence requires the elements to agree off the axis", "[infer][sequence]") {
+  auto r = Infer(R"(
+g (float[A,3] x, float[B,K] y) => (float[?,?] out) {
+  s = SequenceConstruct (x, y)
+  out = ConcatFromSequence <axis = 0> (s)
+})");
+  CHECK(r.Shape("out") == "[A + B, 3]");
+  CHECK(r.Requirements(RequirementKind::kConcatDim) == std::vector<std::string>{"K ~ 3"});
+}
+
+}  // namespace
+}  // namespace shapelint::infer
