@@ -59,7 +59,15 @@ class Propagator : public SubgraphRunner {
   std::vector<TensorFact> RunSubgraph(const OpContext& ctx, const ir::Graph& body,
                                       std::vector<TensorFact> inputs,
                                       bool record_requirements) override {
-    if (depth_ >= kMaxNesting) return std::vector<TensorFact>(body.proto().output_size());
+    if (depth_ >= kMaxNesting) {
+      if (!nesting_noted_) {
+        nesting_noted_ = true;
+        out_.notes.push_back({&ctx.graph(), ctx.node_index(),
+                              absl::StrCat("subgraphs nest deeper than ", kMaxNesting,
+                                           " levels; what they compute is treated as unknown")});
+      }
+      return std::vector<TensorFact>(body.proto().output_size());
+    }
     FactMap& facts = out_.subgraph_facts[&body];
     facts.clear();
     for (const auto& t : body.proto().initializer()) {
@@ -136,6 +144,7 @@ class Propagator : public SubgraphRunner {
     ctx.set_record_requirements(scope.record_requirements);
     scopes_[&g] = &scope;
     ControlFlowFn control = default_domain ? FindControlFlow(node.op_type()) : nullptr;
+    const sym::CapHits caps_before = sym::CapHitsSoFar();
     if (control != nullptr) {
       control(ctx, *this);
     } else if (fn != nullptr) {
@@ -145,12 +154,34 @@ class Propagator : public SubgraphRunner {
                                    node.op_type(),
                                    " is not modelled yet; its outputs are treated as unknown"));
     }
+    if (control == nullptr) NoteCapHits(g, index, caps_before);
+    if (!ctx.bad_attribute().empty()) {
+      // An invalid node: whatever the op function made of it rests on a fallback.
+      for (TensorFact& f : outputs) f = TensorFact{};
+      out_.notes.push_back({&g, index,
+                            absl::StrCat(ctx.bad_attribute(),
+                                         "; the model is invalid there, and the node's outputs "
+                                         "are treated as unknown")});
+    }
     for (int k = 0; k < node.output_size(); ++k) {
       if (node.output(k).empty()) continue;
       TensorFact& f = outputs[k];
       AdoptDeclaration(g, node.output(k), f);
       (*scope.facts)[node.output(k)] = std::move(f);
     }
+  }
+
+  // Says where a dim was left unknown because its expression got too large or overflowed, so
+  // that an unknown caused by a cap is not mistaken for one the model's data decides.
+  void NoteCapHits(const ir::Graph& g, int index, const sym::CapHits& before) {
+    const sym::CapHits after = sym::CapHitsSoFar();
+    if (after == before || cap_notes_ >= kMaxCapNotes) return;
+    ++cap_notes_;
+    const char* why = after.overflow != before.overflow
+                          ? "a size or value overflowed int64"
+                          : "a size expression grew past the cap (64 terms, degree 64, nesting 64)";
+    out_.notes.push_back(
+        {&g, index, absl::StrCat(why, " here; the affected dims are treated as unknown")});
   }
 
   // Where the engine knows less than the model declares, take the declaration: it keeps
@@ -213,6 +244,9 @@ class Propagator : public SubgraphRunner {
   absl::flat_hash_map<const ir::Graph*, const Scope*> scopes_;
   absl::flat_hash_set<std::string> input_symbols_;
   absl::flat_hash_set<std::string_view> adopted_;
+  static constexpr int kMaxCapNotes = 10;  // one per node, and no flood on a hostile model
+  int cap_notes_ = 0;
+  bool nesting_noted_ = false;
 };
 
 }  // namespace

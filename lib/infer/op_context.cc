@@ -51,9 +51,23 @@ const AttributeProto* OpContext::Attr(std::string_view name) const {
   return nullptr;
 }
 
-std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
+const AttributeProto* OpContext::TypedAttr(std::string_view name,
+                                           AttributeProto::AttributeType type) const {
   const AttributeProto* a = Attr(name);
-  if (a == nullptr || a->type() != AttributeProto::INT) return std::nullopt;
+  if (a == nullptr) return nullptr;
+  if (a->type() == type) return a;
+  if (bad_attribute_.empty()) {
+    bad_attribute_ = absl::StrCat("attribute '", std::string(name), "' is ",
+                                  AttributeProto::AttributeType_Name(a->type()), " where ",
+                                  node().op_type(), " expects ",
+                                  AttributeProto::AttributeType_Name(type));
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
+  const AttributeProto* a = TypedAttr(name, AttributeProto::INT);
+  if (a == nullptr) return std::nullopt;
   return a->i();
 }
 
@@ -62,26 +76,26 @@ int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
 }
 
 std::optional<std::vector<int64_t>> OpContext::AttrInts(std::string_view name) const {
-  const AttributeProto* a = Attr(name);
-  if (a == nullptr || a->type() != AttributeProto::INTS) return std::nullopt;
+  const AttributeProto* a = TypedAttr(name, AttributeProto::INTS);
+  if (a == nullptr) return std::nullopt;
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
 std::optional<std::string> OpContext::AttrString(std::string_view name) const {
-  const AttributeProto* a = Attr(name);
-  if (a == nullptr || a->type() != AttributeProto::STRING) return std::nullopt;
+  const AttributeProto* a = TypedAttr(name, AttributeProto::STRING);
+  if (a == nullptr) return std::nullopt;
   return a->s();
 }
 
 std::optional<float> OpContext::AttrFloat(std::string_view name) const {
-  const AttributeProto* a = Attr(name);
-  if (a == nullptr || a->type() != AttributeProto::FLOAT) return std::nullopt;
+  const AttributeProto* a = TypedAttr(name, AttributeProto::FLOAT);
+  if (a == nullptr) return std::nullopt;
   return a->f();
 }
 
 const TensorProto* OpContext::AttrTensor(std::string_view name) const {
-  const AttributeProto* a = Attr(name);
-  if (a == nullptr || a->type() != AttributeProto::TENSOR) return nullptr;
+  const AttributeProto* a = TypedAttr(name, AttributeProto::TENSOR);
+  if (a == nullptr) return nullptr;
   return &a->t();
 }
 

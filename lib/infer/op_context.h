@@ -51,6 +51,10 @@ class OpContext {
 
   std::optional<float> AttrFloat(std::string_view name) const;
   const ONNX_NAMESPACE::TensorProto* AttrTensor(std::string_view name) const;
+  // Set when a typed accessor above found the attribute with another type (a string where an
+  // int belongs): the model is invalid, and the engine then treats the node's outputs as
+  // unknown rather than trust a fallback. Says which attribute, as a note's text.
+  const std::string& bad_attribute() const { return bad_attribute_; }
 
   // Constant integer values of input `i`, when every element is a known constant.
   std::optional<std::vector<int64_t>> ConstInts(size_t i) const;
@@ -82,6 +86,10 @@ class OpContext {
   std::vector<const TensorFact*> inputs_;
   std::vector<TensorFact>& outputs_;
   bool record_requirements_ = true;
+  mutable std::string bad_attribute_;
+
+  const ONNX_NAMESPACE::AttributeProto* TypedAttr(
+      std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type) const;
 };
 
 // Runs inference over a subgraph in the scope of the node that holds it: the engine

@@ -29,6 +29,18 @@ using Wide = __int128;
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
+thread_local CapHits cap_hits;
+
+// Gives up on a result: counts why, returns unknown.
+MaybeExpr Overflowed() {
+  ++cap_hits.overflow;
+  return std::nullopt;
+}
+MaybeExpr TooLarge() {
+  ++cap_hits.too_large;
+  return std::nullopt;
+}
+
 std::optional<int64_t> Narrow(Wide v) {
   if (v < kInt64Min || v > kInt64Max) return std::nullopt;
   return static_cast<int64_t>(v);
@@ -200,19 +212,19 @@ MaybeExpr Canonicalize(WidePoly poly) {
     size_t j = i;
     for (; j < poly.terms.size() && poly.terms[j].monomial == poly.terms[i].monomial; ++j) {
       std::optional<Wide> s = WideAdd(sum, poly.terms[j].coeff);
-      if (!s) return std::nullopt;
+      if (!s) return Overflowed();
       sum = *s;
     }
     if (sum != 0) {
       std::optional<int64_t> coeff = Narrow(sum);
-      if (!coeff) return std::nullopt;
-      if (terms.size() == kMaxTerms) return std::nullopt;
+      if (!coeff) return Overflowed();
+      if (terms.size() == kMaxTerms) return TooLarge();
       terms.push_back(Term{*coeff, std::move(poly.terms[i].monomial)});
     }
     i = j;
   }
   std::optional<int64_t> constant = Narrow(poly.constant);
-  if (!constant) return std::nullopt;
+  if (!constant) return Overflowed();
   return Wrap(InternPolyNode(*constant, std::move(terms)));
 }
 
@@ -231,7 +243,10 @@ MaybeExpr Combine(const ExprNode* a, const ExprNode* b, Wide b_scale) {
 
 // The product of two monomials; nullopt past kMaxDegree.
 std::optional<Monomial> MulMonomials(const Monomial& a, const Monomial& b) {
-  if (Degree(a) + Degree(b) > kMaxDegree) return std::nullopt;
+  if (Degree(a) + Degree(b) > kMaxDegree) {
+    ++cap_hits.too_large;
+    return std::nullopt;
+  }
   Monomial out;
   out.reserve(a.size() + b.size());
   size_t i = 0, j = 0;
@@ -324,7 +339,7 @@ MaybeExpr FloorDivByPositive(const ExprNode* e, int64_t k) {
   }
 
   const ExprNode* numerator = InternPolyNode(rest_constant, std::move(rest));
-  if (numerator->depth + 1 > kMaxDepth) return std::nullopt;
+  if (numerator->depth + 1 > kMaxDepth) return TooLarge();
   ExprNode atom;
   atom.kind = NodeKind::kFloorDiv;
   atom.depth = numerator->depth + 1;
@@ -360,13 +375,13 @@ MaybeExpr MinMax(NodeKind kind, const MaybeExpr& a, const MaybeExpr& b) {
     kept.push_back(p);
   }
   if (kept.size() == 1) return Wrap(kept[0]);
-  if (kept.size() > kMaxTerms) return std::nullopt;
+  if (kept.size() > kMaxTerms) return TooLarge();
   ExprNode atom;
   atom.kind = kind;
   atom.depth = 0;
   for (const ExprNode* p : kept) atom.depth = std::max(atom.depth, p->depth);
   atom.depth += 1;
-  if (atom.depth > kMaxDepth) return std::nullopt;
+  if (atom.depth > kMaxDepth) return TooLarge();
   atom.args = std::move(kept);
   return AtomExpr(Table().Intern(std::move(atom)));
 }
@@ -817,6 +832,8 @@ MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b) {
   }
   return Canonicalize(std::move(quotient));
 }
+
+CapHits CapHitsSoFar() { return cap_hits; }
 
 MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b) {
   if (MaybeExpr exact = ExactDiv(a, b)) return exact;

@@ -117,7 +117,20 @@ MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
 bool KnownNonNegative(const Expr& e);
 
 // Cap on the number of terms of a polynomial (and arguments of min/max); past it, unknown.
+// (Monomial degree and the nesting of floor/min/max are capped at 64 as well.)
 inline constexpr size_t kMaxTerms = 64;
+
+// How often arithmetic on this thread gave up on a result it could not hold: a coefficient or
+// constant past int64, or an expression past the caps above. Those results are unknown like
+// any other; the counts let a caller say why (the engine notes the node where it happened).
+struct CapHits {
+  int64_t overflow = 0;   // int64 overflow
+  int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
+  friend bool operator==(const CapHits& a, const CapHits& b) {
+    return a.overflow == b.overflow && a.too_large == b.too_large;
+  }
+};
+CapHits CapHitsSoFar();
 
 // Parses the ToString() syntax and what exporters write into dim_param:
 //   integers, symbols ([A-Za-z_][A-Za-z0-9_.:]* or "double-quoted" for any other name),
