@@ -1,6 +1,7 @@
 #include "lint/analysis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <numeric>
 
@@ -38,6 +39,27 @@ std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
   auto rr = r.rhs.Evaluate(b);
   if (!l || !rr) return std::nullopt;
   return infer::Holds(r.relation, *l, *rr);
+}
+
+// A module parameter's name as torch.onnx writes it ("pos_embedding", "encoder.pos_embedding",
+// "layers.0.norm.weight"), as opposed to the names it gives what it folds or generates
+// ("onnx::Add_8", "/Constant_output_0", "_val_3"). A literal that is a trained parameter fixes
+// a size by design: PyTorch rejects other sizes too.
+bool IsParameterName(const std::string& name) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])))) return false;
+  bool after_dot = false;
+  for (char c : name) {
+    const bool word = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (c == '.') {
+      if (after_dot) return false;
+      after_dot = true;
+    } else if (!word) {
+      return false;
+    } else {
+      after_dot = false;
+    }
+  }
+  return !after_dot && name.find("Constant") == std::string::npos;
 }
 
 bool IsPool(const std::string& op) {
@@ -138,8 +160,26 @@ void Analysis::FindPins() {
     // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness,
     // but on its own it is not a baked size.
     if (r.relation == Relation::kDivisible) continue;
+    // Neither is a congruence in disguise: x.view(b, 2, c // 2, h, w) requires
+    // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal. A baked size
+    // holds at a bounded set of sizes only.
+    if (!syms.empty() && HoldsFarOut(r, syms)) continue;
     pins_.push_back({&r, syms, holds == 0 && syms.empty()});
   }
+}
+
+bool Analysis::HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
+  // Every symbol at some size in [4096, 4096 + 64), the others at their smallest: two
+  // bindings where the requirement holds mean a periodic solution set, not a fixed size.
+  int holds = 0;
+  for (int64_t v = 4096; v < 4096 + 64 && holds < 2; ++v) {
+    sym::Binding b;
+    for (const auto& s : symbols_) b.Set(s, 1);
+    for (const auto& s : syms) b.Set(s, v);
+    auto h = HoldsUnder(r, b);
+    if (h && *h) ++holds;
+  }
+  return holds >= 2;
 }
 
 std::optional<sym::Binding> Analysis::ReshapeHint(const Requirement& r) const {
@@ -478,6 +518,100 @@ std::optional<sym::Binding> Analysis::BindInputs(
   return b;
 }
 
+LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value,
+                                 int depth) const {
+  LiteralSource src;
+  if (value.empty() || depth > 8) return src;
+  auto dims_of = [&](const std::string& v) {
+    std::vector<int64_t> dims;
+    const infer::TensorFact* f = inference_.Find(v);
+    if (f == nullptr || !f->shape) return dims;
+    for (const auto& d : *f->shape) dims.push_back(d && d->AsConstant() ? *d->AsConstant() : -1);
+    return dims;
+  };
+  if (const auto* t = g.Initializer(value)) {
+    const bool floating = t->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT ||
+                          t->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT16 ||
+                          t->data_type() == ONNX_NAMESPACE::TensorProto::BFLOAT16 ||
+                          t->data_type() == ONNX_NAMESPACE::TensorProto::DOUBLE;
+    src.kind = floating ? LiteralSource::Kind::kWeight : LiteralSource::Kind::kConstant;
+    src.graph = &g;
+    src.name = value;
+    src.dims.assign(t->dims().begin(), t->dims().end());
+    return src;
+  }
+  const int p = g.Producer(value);
+  if (p < 0) return src;
+  const auto& node = g.node(p);
+  const std::string& op = node.op_type();
+  if (op == "Constant") {
+    src.kind = LiteralSource::Kind::kConstant;
+    src.graph = &g;
+    src.node = p;
+    src.name = value;
+    src.dims = dims_of(value);
+    return src;
+  }
+  // Layout ops carry a literal's size through unchanged in meaning.
+  static const absl::flat_hash_set<std::string> kLayout = {
+      "Identity", "Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Slice",
+      "Gather", "Flatten", "Expand", "Tile", "CastLike"};
+  if (!kLayout.contains(op) || node.input_size() == 0) return src;
+  return SourceOf(g, node.input(0), depth + 1);
+}
+
+LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
+  LiteralSource none;
+  if (r.graph == nullptr || r.node < 0) return none;
+  auto c = r.rhs.AsConstant();
+  if (!c) c = r.lhs.AsConstant();
+  if (!c || *c <= 1) return none;
+  const ir::Graph& g = *r.graph;
+  const auto& node = g.node(r.node);
+  // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
+  // is recorded as the requirement's origin.
+  if (const infer::Origin* o = inference_.OriginOf(r.origin); o != nullptr && o->IsLiteral()) {
+    LiteralSource src;
+    src.kind = LiteralSource::Kind::kConstant;
+    src.graph = o->graph;
+    src.node = o->kind == infer::Origin::Kind::kInitializer ? -1 : o->node;
+    src.name = o->kind == infer::Origin::Kind::kConstantNode && o->graph != nullptr
+                   ? o->graph->node(o->node).output(0)
+                   : o->name;
+    src.consumer = r.node;
+    for (const auto& in : node.input()) {
+      const infer::TensorFact* f = inference_.Find(in);
+      if (f == nullptr || !f->values) continue;
+      bool from_origin = false;
+      for (const auto& e : *f->values) from_origin = from_origin || e.origin == r.origin;
+      if (!from_origin) continue;
+      for (const auto& e : *f->values) {
+        auto v = e.value ? e.value->AsConstant() : std::nullopt;
+        src.values.push_back(v ? *v : -1);
+      }
+      break;
+    }
+    if (o->kind != infer::Origin::Kind::kAttribute) return src;
+  }
+  for (const auto& in : node.input()) {
+    const infer::TensorFact* f = inference_.Find(in);
+    if (f == nullptr || !f->shape) continue;
+    // Only an operand every dim of which is a constant can be a literal tensor.
+    bool constant_dims = true, has_value = false;
+    for (const auto& d : *f->shape) {
+      auto v = d ? d->AsConstant() : std::nullopt;
+      constant_dims = constant_dims && v.has_value();
+      has_value = has_value || v == c;
+    }
+    if (!constant_dims || !has_value) continue;
+    LiteralSource src = SourceOf(g, in, 0);
+    if (src.kind == LiteralSource::Kind::kNone) continue;
+    src.consumer = r.node;
+    return src;
+  }
+  return none;
+}
+
 Cause Analysis::Blame(const Pin& pin) const {
   Cause cause;
   cause.graph = pin.requirement->graph;
@@ -554,6 +688,21 @@ Cause Analysis::Blame(const Pin& pin) const {
     return false;
   };
 
+  // A literal operand of the failing node itself is the cause, before anything upstream, unless
+  // the failing node is a Reshape with a literal target (SL002) or a pool upstream made the
+  // size (SL001, found below).
+  const Requirement* failing = failure ? failure->requirement : pin.requirement;
+  LiteralSource direct = LiteralSideOf(*failing);
+  auto weight_like = [](const LiteralSource& src) {
+    if (src.node < 0 && IsParameterName(src.name)) return true;
+    // Per-channel parameters ([C], [C, 1, 1], [1, C, 1, 1]) and kernels of conv/linear layers:
+    // a fixed channel or feature count is the model's design, and PyTorch rejects other sizes
+    // too. A literal with two or more sized dims on a broadcast ([1, T, D], [T, T]) is not.
+    int sized = 0;
+    for (int64_t d : src.dims) sized += d > 1 ? 1 : 0;
+    return sized <= 1;
+  };
+
   absl::flat_hash_map<int, int> came_from;  // node -> the downstream node that led to it
   std::deque<int> queue{start};
   came_from[start] = -1;
@@ -564,6 +713,12 @@ Cause Analysis::Blame(const Pin& pin) const {
     Pattern pattern = is_adaptive_pool(node)     ? Pattern::kAdaptivePool
                       : is_literal_reshape(node) ? Pattern::kLiteralReshape
                                                  : Pattern::kNone;
+    // A literal operand of the failing node outranks reshapes further up (GroupNorm's
+    // Reshape [0, groups, -1] is not where the channel count was fixed).
+    if (pattern == Pattern::kLiteralReshape && node != start &&
+        direct.kind != LiteralSource::Kind::kNone) {
+      pattern = Pattern::kNone;
+    }
     if (pattern != Pattern::kNone) {
       cause.pattern = pattern;
       cause.node = node;
@@ -579,6 +734,15 @@ Cause Analysis::Blame(const Pin& pin) const {
       }
     }
   }
+  if (direct.kind != LiteralSource::Kind::kNone) {
+    const bool weight = direct.kind == LiteralSource::Kind::kWeight &&
+                        (failing->kind == RequirementKind::kChannels ||
+                         failing->kind == RequirementKind::kInnerDim || weight_like(direct));
+    cause.pattern = weight ? Pattern::kFixedByWeight : Pattern::kFoldedConstant;
+    cause.node = failing->node;
+    cause.literal = direct;
+    cause.chain = {failing->node};
+  }
   return cause;
 }
 
@@ -586,7 +750,7 @@ void Analysis::AssignCauses() {
   absl::flat_hash_map<int, size_t> by_node;
   for (const Pin& pin : pins_) {
     Cause c = pin.always_false
-                  ? Cause{Pattern::kNone, pin.requirement->graph, -1, {&pin}, pin.symbols, {}}
+                  ? Cause{Pattern::kNone, pin.requirement->graph, -1, {&pin}, pin.symbols, {}, {}}
                   : Blame(pin);
     if (c.node >= 0) {
       auto [it, inserted] = by_node.emplace(c.node, causes_.size());

@@ -34,6 +34,20 @@ enum class Pattern {
   kNone,
   kAdaptivePool,    // a pooling window derived from the input size (adaptive pool decomposed)
   kLiteralReshape,  // a Reshape target holding literal sizes
+  kFixedByWeight,   // a dim fixed by a weight's shape (a per-channel vector, a conv kernel)
+  kFoldedConstant,  // a literal tensor (a Constant, a folded initializer) sized at the example
+};
+
+// Where the literal side of a failing requirement came from.
+struct LiteralSource {
+  enum class Kind { kNone, kWeight, kConstant };
+  Kind kind = Kind::kNone;
+  const ir::Graph* graph = nullptr;
+  int node = -1;                  // the Constant node; -1 for an initializer
+  std::string name;               // the initializer or the Constant's output
+  std::vector<int64_t> dims;      // the literal tensor's dims
+  std::vector<int64_t> values;    // its values, when it is a shape operand (Expand's target)
+  int consumer = -1;              // the node where it meets the dynamic dim
 };
 
 // The op a group of pins is blamed on.
@@ -44,6 +58,7 @@ struct Cause {
   std::vector<const Pin*> pins;      // pins that fail because of it
   std::vector<std::string> symbols;  // union of the pins' symbols, sorted
   std::vector<int> chain;            // nodes from the culprit to the first failing node
+  LiteralSource literal;             // for kFixedByWeight and kFoldedConstant
 };
 
 class Analysis {
@@ -88,12 +103,19 @@ class Analysis {
                const sym::Binding& binding) const;
   // Sizes a literal Reshape target suggests for its input's symbols, if it spells them out.
   std::optional<sym::Binding> ReshapeHint(const infer::Requirement& requirement) const;
+  // True when `requirement` holds at two bindings with all of `syms` far above any literal.
+  bool HoldsFarOut(const infer::Requirement& requirement,
+                   const std::vector<std::string>& syms) const;
   std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
   void FindPins();
   void SolveWitness();
   void AssignCauses();
   Cause Blame(const Pin& pin) const;
+  // The literal tensor that supplies the constant side of `requirement` at its node, traced
+  // back through layout ops (Unsqueeze, Reshape, Slice, ...) to an initializer or Constant.
+  LiteralSource LiteralSideOf(const infer::Requirement& requirement) const;
+  LiteralSource SourceOf(const ir::Graph& graph, const std::string& value, int depth) const;
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
   std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;
 
