@@ -43,7 +43,10 @@ TensorFact Merge(const TensorFact& a, const TensorFact& b, Fresh fresh) {
       }
     }
     f.shape = std::move(dims);
+  } else if (a.shape && b.shape) {
+    f.ambiguous_rank = true;
   }
+  f.ambiguous_rank = f.ambiguous_rank || a.ambiguous_rank || b.ambiguous_rank;
   if (a.values && b.values && SameValues(*a.values, *b.values)) f.values = a.values;
   return f;
 }

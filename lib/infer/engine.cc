@@ -192,7 +192,7 @@ class Propagator : public SubgraphRunner {
     if (vi == nullptr || !vi->type().has_tensor_type()) return;
     if (f.elem_type == 0) f.elem_type = vi->type().tensor_type().elem_type();
     const TensorShapeProto* s = DeclaredShape(vi);
-    if (s == nullptr || f.shape) return;
+    if (s == nullptr || f.shape || f.ambiguous_rank) return;
     std::vector<sym::MaybeExpr> dims;
     for (const auto& d : s->dim()) dims.push_back(DeclaredDim(d));
     f.shape = std::move(dims);

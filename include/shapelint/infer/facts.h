@@ -49,6 +49,9 @@ struct TensorFact {
   // `sequence_length` set. A sequence of unknown length is an unknown fact.
   std::optional<std::vector<TensorFact>> elements;
   std::optional<sym::Expr> sequence_length;
+  // The rank is unknown because the alternatives of an If disagree on it (torch's
+  // squeeze(dim) on a dynamic dim): a declared shape, which picks one of them, is not adopted.
+  bool ambiguous_rank = false;
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
