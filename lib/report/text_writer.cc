@@ -166,7 +166,10 @@ std::string DescribeCounterexample(const lint::Counterexample& cx) {
   } else {
     std::string node = Location(cx.failing_node);
     if (!cx.failure.empty()) {
-      what = node.empty() ? Text(cx.failure) : absl::StrCat(node, " fails: ", Text(cx.failure));
+      // A node that runs but computes the wrong thing is named without claiming it fails.
+      what = node.empty() ? Text(cx.failure)
+                          : absl::StrCat(node, cx.node_fails ? " fails: " : ": ",
+                                         Text(cx.failure));
     } else if (!node.empty()) {
       what = absl::StrCat("the model breaks at ", node);
     }
