@@ -69,11 +69,12 @@ class BakedReshapeTarget : public Rule {
   }
 
  private:
-  // x.view(int(x.size(0)), -1) traced at batch 2 writes the target [2, -1]. When only
-  // divisibility is at stake nothing fails, and an output whose dims the exporter named itself
-  // promises nothing to compare against: the model silently mixes samples across the batch.
-  // A literal of at least 2 at axis 0 of a target whose input has a declared-dynamic dim there
-  // is that bake.
+  // x.view(int(x.size(0)), -1) traced at batch 2 writes the target [2, -1];
+  // x.reshape(-1, int(x.size(-1))) writes [-1, 10]. When only divisibility is at stake nothing
+  // may fail, and an output whose dims the exporter named itself promises nothing to compare
+  // against: the model silently mixes samples, or fails only where the count does not divide.
+  // A literal of at least 2 as the first or last entry of a target with a -1, where the input
+  // has a declared-dynamic dim in the same place, is that bake.
   std::optional<Finding> LiteralBatch(const Analysis& analysis, int node) const {
     const ir::Graph& g = analysis.model().graph();
     const auto& n = g.node(node);
@@ -81,16 +82,7 @@ class BakedReshapeTarget : public Rule {
     const infer::TensorFact* input = analysis.inference().Find(n.input(0));
     const infer::TensorFact* target = analysis.inference().Find(n.input(1));
     if (input == nullptr || !input->shape || input->shape->empty() || target == nullptr ||
-        !target->values || target->values->empty()) {
-      return std::nullopt;
-    }
-    const sym::MaybeExpr& batch = input->shape->front();
-    auto symbol = batch ? batch->AsSymbol() : std::nullopt;
-    if (!symbol || !IsDeclaredDynamic(analysis, *symbol)) return std::nullopt;
-    const infer::Element& first = target->values->front();
-    auto literal = first.value ? first.value->AsConstant() : std::nullopt;
-    const infer::Origin* origin = analysis.inference().OriginOf(first.origin);
-    if (!literal || *literal < 2 || origin == nullptr || !origin->IsLiteral()) {
+        !target->values || target->values->size() < 2) {
       return std::nullopt;
     }
     // Without a -1 the element count is an equality, which the pins and causes above handle.
@@ -99,34 +91,61 @@ class BakedReshapeTarget : public Rule {
                                       return e.value && e.value->AsConstant() == -1;
                                     });
     if (!infers) return std::nullopt;
+    if (auto f = LiteralAt(analysis, node, *input, *target, 0, 0)) return f;
+    // The last entry stands for the whole last input dim only when the reshape merges dims
+    // (x.reshape(-1, int(x.size(-1)))); when it splits them, a trailing literal is a factor
+    // (pixel_unshuffle's [..., -1, 2]).
+    if (target->values->size() > input->shape->size()) return std::nullopt;
+    return LiteralAt(analysis, node, *input, *target, input->shape->size() - 1,
+                     target->values->size() - 1);
+  }
+
+  std::optional<Finding> LiteralAt(const Analysis& analysis, int node,
+                                   const infer::TensorFact& input,
+                                   const infer::TensorFact& target, size_t in_axis,
+                                   size_t target_axis) const {
+    const ir::Graph& g = analysis.model().graph();
+    const auto& n = g.node(node);
+    const sym::MaybeExpr& dim = (*input.shape)[in_axis];
+    auto symbol = dim ? dim->AsSymbol() : std::nullopt;
+    if (!symbol || !IsDeclaredDynamic(analysis, *symbol)) return std::nullopt;
+    const infer::Element& entry = (*target.values)[target_axis];
+    auto literal = entry.value ? entry.value->AsConstant() : std::nullopt;
+    const infer::Origin* origin = analysis.inference().OriginOf(entry.origin);
+    if (!literal || *literal < 2 || origin == nullptr || !origin->IsLiteral()) {
+      return std::nullopt;
+    }
     const std::string name(*symbol);
+    const bool first = target_axis == 0;
     std::vector<sym::MaybeExpr> target_values;
-    for (const auto& e : *target->values) target_values.push_back(e.value);
+    for (const auto& e : *target.values) target_values.push_back(e.value);
     Finding f;
     f.rule = std::string(info().code);
     f.name = std::string(info().name);
     f.node = analysis.Ref(g, node);
     f.attribute = "input 1 (shape)";
     f.symbols = {name};
-    f.message = absl::StrCat("Reshape target ", DimsText(target_values), " from ",
-                             OriginText(analysis, *target), " puts the literal ", *literal,
-                             " at axis 0, where the input has the dynamic ", name,
-                             ": a batch size of the example input (int(x.size(0)) traced)");
+    f.message = absl::StrCat(
+        "Reshape target ", DimsText(target_values), " from ", OriginText(analysis, target),
+        " puts the literal ", *literal, first ? " first" : " last", ", where the input has the ",
+        "dynamic ", name, ": a size of the example input (a traced int(x.size(", first ? 0 : -1,
+        ")))");
     Witness w;
     w.ranges.push_back({name, *literal, *literal, *literal});
-    w.summary = absl::StrCat("keeps the batch apart only for ", name, " = ", *literal);
+    w.summary = absl::StrCat("reshapes as intended only for ", name, " = ", *literal);
     f.witness = std::move(w);
-    // The nearest other batch: the reshape may still run, but its axis 0 stays the literal.
+    // The nearest other size: the reshape may still run, but that entry stays the literal.
     sym::Binding at = analysis.witness();
     at.Set(name, *literal + 1);
     Counterexample c = analysis.Evaluate(at);
     if (!c.node_fails) {
       c.failing_node = analysis.Ref(g, node);
       auto shape = analysis.ShapeAt(n.output(0), at);
-      c.failure = absl::StrCat("Reshape output axis 0 is ", *literal, " for ", name, " = ",
-                               *literal + 1,
+      c.failure = absl::StrCat("Reshape output axis ", target_axis, " is ", *literal, " for ",
+                               name, " = ", *literal + 1,
                                shape ? absl::StrCat(" (", FormatDims(*shape), ")") : "",
-                               ": samples of the batch are mixed");
+                               first ? ": samples of the batch are mixed"
+                                     : ": rows no longer follow the input's last axis");
     }
     f.counterexample = std::move(c);
     f.severity = Severity::kError;

@@ -557,6 +557,29 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value,
       "Identity", "Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Slice",
       "Gather", "Flatten", "Expand", "Tile", "CastLike"};
   if (!kLayout.contains(op) || node.input_size() == 0) return src;
+  // Expand's target and Tile's repeats size the output: a literal there is the source, not the
+  // tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).
+  if ((op == "Expand" || op == "Tile") && node.input_size() > 1) {
+    const infer::TensorFact* operand = inference_.Find(node.input(1));
+    if (operand != nullptr && operand->values) {
+      for (const auto& e : *operand->values) {
+        const infer::Origin* o = inference_.OriginOf(e.origin);
+        auto v = e.value ? e.value->AsConstant() : std::nullopt;
+        if (o == nullptr || !o->IsLiteral() || !v || *v < 2) continue;
+        LiteralSource lit;
+        lit.kind = LiteralSource::Kind::kConstant;
+        lit.graph = o->graph;
+        lit.node = o->kind == infer::Origin::Kind::kConstantNode ? o->node : -1;
+        lit.name = lit.node >= 0 ? o->graph->node(o->node).output(0) : o->name;
+        for (const auto& x : *operand->values) {
+          auto c = x.value ? x.value->AsConstant() : std::nullopt;
+          lit.values.push_back(c ? *c : -1);
+        }
+        lit.entry = p;
+        return lit;
+      }
+    }
+  }
   return SourceOf(g, node.input(0), depth + 1);
 }
 
@@ -739,9 +762,11 @@ Cause Analysis::Blame(const Pin& pin) const {
                         (failing->kind == RequirementKind::kChannels ||
                          failing->kind == RequirementKind::kInnerDim || weight_like(direct));
     cause.pattern = weight ? Pattern::kFixedByWeight : Pattern::kFoldedConstant;
-    cause.node = failing->node;
+    // Blame the node the literal sized (an Expand or Tile) when that is not the failing one.
+    cause.node = direct.entry >= 0 ? direct.entry : failing->node;
     cause.literal = direct;
-    cause.chain = {failing->node};
+    cause.chain = {cause.node};
+    if (cause.node != failing->node) cause.chain.push_back(failing->node);
   }
   return cause;
 }

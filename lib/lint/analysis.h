@@ -48,6 +48,7 @@ struct LiteralSource {
   std::vector<int64_t> dims;      // the literal tensor's dims
   std::vector<int64_t> values;    // its values, when it is a shape operand (Expand's target)
   int consumer = -1;              // the node where it meets the dynamic dim
+  int entry = -1;                 // the Expand or Tile it sizes, when it is a shape operand
 };
 
 // The op a group of pins is blamed on.
