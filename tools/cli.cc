@@ -20,6 +20,8 @@
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
+#include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
 
@@ -32,6 +34,7 @@ constexpr std::string_view kProgram = "onnx-shapelint";
 constexpr std::string_view kHelp =
     R"(Usage: onnx-shapelint [OPTIONS] MODEL...
        onnx-shapelint shapes [--format FORMAT] [--dims NAME=SIZE,...] MODEL...
+       onnx-shapelint probe [--format FORMAT] --dims SIZES [--dims SIZES]... MODEL...
 
 Finds sizes of the example input baked into ONNX models exported with dynamic
 axes: graphs that work at the export size and fail, or silently return another
@@ -67,6 +70,15 @@ tensors (shape computations), and notes on ops it does not model.
   --format FORMAT     'text' (default) or 'json'.
   --dims NAME=SIZE    Also evaluate every dim with these sizes for the input
                       dims (comma-separated, may be repeated): batch=2,seq=128.
+
+'probe' evaluates each model at the sizes of each --dims, without running it:
+the output shapes there next to the declared ones, and the first node that
+would fail, with the reason. SIZES is a comma-separated list of
+  NAME=SIZE           an input dim by its name (batch=8)
+  INPUT=AxBxC         every dim of a graph input (x=2x3x8x9)
+  NAME=LO..HI         every size in a range (batch=1..64): which of them break
+Dims not given take sizes at which the model works. Exit 1 when a probe
+breaks.
 
 Exit status:
   0  no finding at or above --fail-on
@@ -366,10 +378,92 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
   return load_failed ? kExitError : kExitClean;
 }
 
+// `probe --dims SPEC MODEL...`: the model evaluated statically at the given sizes.
+int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Format format = Format::kText;
+  std::vector<std::pair<std::string, lint::ProbeSpec>> specs;
+  std::vector<std::string> models;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-" || !absl::StartsWith(arg, "-")) {
+      models.push_back(arg);
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      out << kHelp;
+      return kExitClean;
+    }
+    std::string value;
+    if (size_t eq = arg.find('='); eq != arg.npos && (absl::StartsWith(arg, "--format=") ||
+                                                      absl::StartsWith(arg, "--dims="))) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (arg == "--format" || arg == "--dims") {
+      if (i + 1 >= args.size()) return Usage(err, absl::StrCat("option '", arg, "' needs a value"));
+      value = args[++i];
+    } else {
+      return Usage(err, absl::StrCat("unknown option '", arg, "' for probe"));
+    }
+    if (arg == "--format") {
+      if (value != "text" && value != "json") {
+        return Usage(
+            err, absl::StrCat("invalid value '", value, "' for --format (expected text or json)"));
+      }
+      format = value == "json" ? Format::kJson : Format::kText;
+      continue;
+    }
+    auto spec = lint::ParseProbeSpec(value);
+    if (!spec.ok()) {
+      return Usage(err, absl::StrCat(spec.status().message(), " in --dims '", value, "'"));
+    }
+    specs.emplace_back(value, *std::move(spec));
+  }
+  if (models.empty()) return Usage(err, "no model given");
+  if (specs.empty()) return Usage(err, "probe needs at least one --dims");
+  std::vector<report::ProbeReport> reports;
+  bool failed = false, breaks = false;
+  for (const std::string& path : models) {
+    report::ProbeReport& r = reports.emplace_back();
+    r.path = path;
+    auto model = ir::LoadModel(path);
+    if (!model.ok()) {
+      r.error = WithoutSource(model.status().message(), path == "-" ? "<stdin>" : path);
+      failed = true;
+      continue;
+    }
+    for (const auto& [text, spec] : specs) {
+      auto result = lint::Probe(**model, spec, text);
+      if (!result.ok()) {
+        r.error = absl::StrCat("--dims '", text, "': ", result.status().message());
+        r.probes.clear();
+        failed = true;
+        break;
+      }
+      breaks = breaks || result->breaks;
+      r.probes.push_back(*std::move(result));
+    }
+  }
+  if (format == Format::kJson) {
+    report::WriteProbeJson(reports, out);
+  } else {
+    report::WriteProbeText(reports, out);
+  }
+  if (failed) return kExitError;
+  return breaks ? kExitFindings : kExitClean;
+}
+
 }  // namespace
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Environment& env) {
+  if (!args.empty() && args[0] == "probe") {
+    try {
+      return RunProbe({args.begin() + 1, args.end()}, out, err);
+    } catch (const std::exception& e) {
+      err << kProgram << ": internal error: " << e.what() << "\n";
+      return kExitError;
+    }
+  }
   if (!args.empty() && args[0] == "shapes") {
     try {
       return RunShapes({args.begin() + 1, args.end()}, out, err);

@@ -8,6 +8,7 @@
 
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 
 namespace shapelint::report {
@@ -144,6 +145,36 @@ void WriteJson(const std::vector<ModelResult>& results, std::ostream& out) {
   // Model paths, node names and messages come from the model file and may hold invalid UTF-8;
   // the default handler would throw. Replacing the bad bytes (U+FFFD) keeps the report usable.
   out << doc.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << '\n';
+}
+
+void WriteProbeJson(const std::vector<ProbeReport>& reports, std::ostream& out) {
+  Json doc = Json::object();
+  doc["tool"] = {{"name", "onnx-shapelint"}, {"version", std::string(lint::Version())}};
+  doc["schema_version"] = kJsonSchemaVersion;
+  Json models = Json::array();
+  for (const ProbeReport& r : reports) {
+    Json m = Json::object();
+    m["path"] = r.path;
+    m["error"] = r.error ? Json(*r.error) : Json(nullptr);
+    Json probes = Json::array();
+    for (const lint::ProbeResult& p : r.probes) {
+      Json j = Json::object();
+      j["spec"] = p.spec;
+      j["breaks"] = p.breaks;
+      Json defaulted = Json::object();
+      for (const auto& [s, v] : p.defaulted) defaulted[s] = v;
+      j["defaulted"] = std::move(defaulted);
+      Json failing = Json::array();
+      for (const auto& [lo, hi] : p.failing) failing.push_back({lo, hi});
+      j["failing_ranges"] = std::move(failing);
+      j["at"] = ToJson(p.at);
+      probes.push_back(std::move(j));
+    }
+    m["probes"] = std::move(probes);
+    models.push_back(std::move(m));
+  }
+  doc["models"] = std::move(models);
+  out << doc.dump(2) << "\n";
 }
 
 }  // namespace shapelint::report

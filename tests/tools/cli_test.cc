@@ -512,3 +512,52 @@ TEST_CASE("cli: shapes usage errors", "[cli][shapes]") {
 
 }  // namespace
 }  // namespace shapelint::cli
+
+namespace shapelint::cli {
+namespace {
+
+const std::string kAdaptivePool =
+    SHAPELINT_SOURCE_DIR "/tests/corpus/torch/adaptive_avg_pool2d.onnx";
+
+TEST_CASE("cli probe: reproduces ORT's shape at a size, and the declared one", "[cli][probe]") {
+  // docs/ground-truth.md: input (2,3,8,9) -> PyTorch (2,3,2,3), ONNX Runtime (2,3,2,4). The
+  // export declares PyTorch's output dims, so probing shows both.
+  Outcome o = RunCli({"probe", "--dims", "x=2x3x8x9", kAdaptivePool});
+  CHECK(o.code == 1);
+  CHECK_THAT(o.out, Contains("input x: [2, 3, 8, 9]"));
+  CHECK_THAT(o.out, Contains("output y: [2, 3, 2, 4], declared [2, 3, 2, 3]"));
+  CHECK_THAT(o.out, Contains("at main/AveragePool: 'y' axis 3 is 4 but is declared 3"));
+  // At the export size it works.
+  Outcome ok = RunCli({"probe", "--dims=x=1x2x6x6", kAdaptivePool});
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.out, Contains("works:"));
+  CHECK_THAT(ok.out, Contains("output y: [1, 2, 2, 3], as declared"));
+}
+
+TEST_CASE("cli probe: a range reports the sizes that break", "[cli][probe]") {
+  // kernel 3, stride 3 on the height: floor((H - 3) / 3) + 1 == 2 only for H in [6, 8].
+  Outcome o = RunCli({"probe", "--dims", "x_dynamic_axes_3=1..40", kAdaptivePool});
+  CHECK(o.code == 1);
+  CHECK_THAT(o.out, Contains("breaks at x_dynamic_axes_3 in [1, 5], [9, 40]; the first:"));
+  Outcome json = RunCli({"probe", "--format", "json", "--dims", "x_dynamic_axes_3=6..8",
+                         kAdaptivePool});
+  CHECK(json.code == 0);
+  auto doc = nlohmann::json::parse(json.out);
+  const auto& probe = doc["models"][0]["probes"][0];
+  CHECK(probe["breaks"] == false);
+  CHECK(probe["failing_ranges"].empty());
+  CHECK(probe["at"]["inputs"]["x"][2] == 6);
+}
+
+TEST_CASE("cli probe: bad specs and unknown names are usage errors", "[cli][probe]") {
+  CHECK(RunCli({"probe", kAdaptivePool}).code == 2);                        // no --dims
+  CHECK(RunCli({"probe", "--dims", "x=2x3", kAdaptivePool}).code == 2);     // wrong rank
+  CHECK(RunCli({"probe", "--dims", "h=-1", kAdaptivePool}).code == 2);      // negative
+  CHECK(RunCli({"probe", "--dims", "h=9..3", kAdaptivePool}).code == 2);    // empty range
+  Outcome o = RunCli({"probe", "--dims", "height=8", kAdaptivePool});
+  CHECK(o.code == 2);
+  CHECK_THAT(o.out, Contains("the model has no input dim named 'height'"));
+}
+
+}  // namespace
+}  // namespace shapelint::cli

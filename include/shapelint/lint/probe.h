@@ -1,0 +1,56 @@
+// Static probing: evaluate a model at given input sizes without running it — the output shapes
+// there next to the declared ones, and the first node that would fail, with the reason.
+#ifndef SHAPELINT_LINT_PROBE_H_
+#define SHAPELINT_LINT_PROBE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "shapelint/ir/model.h"
+#include "shapelint/lint/finding.h"
+
+namespace shapelint::lint {
+
+// One probe, parsed from the text of one --dims option: a comma-separated list of
+//   NAME=SIZE          a symbol of the input dims (batch=2)
+//   INPUT=AxBxC        every dim of a graph input (x=2x3x8x9)
+//   NAME=LO..HI        a symbol over a range (batch=1..64); at most one per probe
+struct ProbeSpec {
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  std::optional<std::string> range_symbol;
+  int64_t range_lo = 0, range_hi = 0;
+};
+absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text);
+
+// The largest range a probe walks: every size in it is one static evaluation.
+inline constexpr int64_t kMaxProbeRange = 1 << 16;
+
+struct ProbeResult {
+  std::string spec;  // the probe as given
+  // Symbols the probe did not set, and the values they were given: the sizes at which the
+  // model works where those are known (the witness), else 1.
+  std::vector<std::pair<std::string, int64_t>> defaulted;
+  // The model evaluated at the probe (for a range, at its first size that breaks, or at its
+  // lower end when none does).
+  Counterexample at;
+  bool breaks = false;  // a node fails, or an output differs from its declaration
+  // For a range: its symbol, and the sizes in it at which the model breaks, as closed
+  // intervals.
+  std::string range_symbol;
+  std::vector<std::pair<int64_t, int64_t>> failing;
+};
+
+// Evaluates `model` at `spec`; an error names a symbol or input the model does not have, or a
+// shape that contradicts the input's rank or static dims.
+absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
+                                  std::string spec_text);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LINT_PROBE_H_

@@ -1,0 +1,143 @@
+#include "shapelint/lint/probe.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "lint/analysis.h"
+
+namespace shapelint::lint {
+namespace {
+
+bool ParseSize(absl::string_view text, int64_t* out) {
+  return absl::SimpleAtoi(text, out) && *out >= 0;
+}
+
+// True when the model breaks at `c`: a node fails, or an output differs from its declaration.
+bool Breaks(const Counterexample& c) {
+  if (c.node_fails) return true;
+  for (const ShapeAt& o : c.outputs) {
+    if (o.expected && o.actual != *o.expected) return true;
+  }
+  return !c.failure.empty();
+}
+
+}  // namespace
+
+absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text) {
+  ProbeSpec spec;
+  for (absl::string_view item : absl::StrSplit(absl::string_view(text.data(), text.size()), ',',
+                                               absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    const std::string& name = kv.first;
+    const std::string& value = kv.second;
+    auto bad = [&](absl::string_view expected) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid size '", std::string(item), "' (expected ", expected, ")"));
+    };
+    if (name.empty() || value.empty()) return bad("NAME=SIZE, INPUT=AxBxC or NAME=LO..HI");
+    if (size_t dots = value.find(".."); dots != std::string::npos) {
+      int64_t lo = 0, hi = 0;
+      if (spec.range_symbol) return bad("one range per probe");
+      if (!ParseSize(value.substr(0, dots), &lo) || !ParseSize(value.substr(dots + 2), &hi) ||
+          lo > hi) {
+        return bad("NAME=LO..HI with 0 <= LO <= HI");
+      }
+      if (hi - lo >= kMaxProbeRange) {
+        return bad(absl::StrCat("a range of at most ", kMaxProbeRange, " sizes"));
+      }
+      spec.range_symbol = name;
+      spec.range_lo = lo;
+      spec.range_hi = hi;
+    } else if (value.find('x') != std::string::npos) {
+      std::vector<int64_t> dims;
+      for (absl::string_view d : absl::StrSplit(value, 'x')) {
+        int64_t v = 0;
+        if (!ParseSize(d, &v)) return bad("INPUT=AxBxC with sizes >= 0");
+        dims.push_back(v);
+      }
+      spec.shapes.emplace_back(name, std::move(dims));
+    } else {
+      int64_t v = 0;
+      if (!ParseSize(value, &v)) return bad("NAME=SIZE with SIZE >= 0");
+      spec.sizes.emplace_back(name, v);
+    }
+  }
+  if (spec.sizes.empty() && spec.shapes.empty() && !spec.range_symbol) {
+    return absl::InvalidArgumentError("empty probe");
+  }
+  return spec;
+}
+
+absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
+                                  std::string spec_text) {
+  Analysis analysis(model);
+  const std::vector<std::string> symbols = analysis.inference().InputSymbols();
+  const std::set<std::string> known(symbols.begin(), symbols.end());
+  sym::Binding binding;
+  std::set<std::string> given;
+  if (!spec.shapes.empty()) {
+    auto bound = analysis.BindInputs(spec.shapes);
+    if (!bound) {
+      return absl::InvalidArgumentError(
+          "an input shape does not fit the model (unknown input, other rank, or a static dim "
+          "that differs)");
+    }
+    binding = *bound;
+    for (const auto& [s, v] : binding.values()) given.insert(s);
+  }
+  auto check = [&](const std::string& s) -> absl::Status {
+    if (known.contains(s)) return absl::OkStatus();
+    std::string names;
+    for (const auto& k : symbols) absl::StrAppend(&names, names.empty() ? "" : ", ", k);
+    return absl::InvalidArgumentError(absl::StrCat("the model has no input dim named '", s,
+                                                   "' (its input dims: ", names, ")"));
+  };
+  for (const auto& [s, v] : spec.sizes) {
+    if (auto st = check(s); !st.ok()) return st;
+    binding.Set(s, v);
+    given.insert(s);
+  }
+  if (spec.range_symbol) {
+    if (auto st = check(*spec.range_symbol); !st.ok()) return st;
+    given.insert(*spec.range_symbol);
+  }
+  ProbeResult result;
+  result.spec = std::move(spec_text);
+  for (const auto& s : symbols) {
+    if (given.contains(s)) continue;
+    int64_t v = analysis.witness().Get(s).value_or(1);
+    binding.Set(s, v);
+    result.defaulted.emplace_back(s, v);
+  }
+  if (!spec.range_symbol) {
+    result.at = analysis.Evaluate(binding);
+    result.breaks = Breaks(result.at);
+    return result;
+  }
+  result.range_symbol = *spec.range_symbol;
+  std::optional<Counterexample> first_break;
+  for (int64_t v = spec.range_lo; v <= spec.range_hi; ++v) {
+    binding.Set(*spec.range_symbol, v);
+    Counterexample c = analysis.Evaluate(binding);
+    if (!Breaks(c)) continue;
+    if (!result.failing.empty() && result.failing.back().second == v - 1) {
+      result.failing.back().second = v;
+    } else {
+      result.failing.emplace_back(v, v);
+    }
+    if (!first_break) first_break = std::move(c);
+  }
+  result.breaks = first_break.has_value();
+  if (first_break) {
+    result.at = std::move(*first_break);
+  } else {
+    binding.Set(*spec.range_symbol, spec.range_lo);
+    result.at = analysis.Evaluate(binding);
+  }
+  return result;
+}
+
+}  // namespace shapelint::lint
