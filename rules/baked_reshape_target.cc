@@ -86,10 +86,9 @@ class BakedReshapeTarget : public Rule {
       return std::nullopt;
     }
     // Without a -1 the element count is an equality, which the pins and causes above handle.
-    const bool infers = std::any_of(target->values->begin(), target->values->end(),
-                                    [](const infer::Element& e) {
-                                      return e.value && e.value->AsConstant() == -1;
-                                    });
+    const bool infers =
+        std::any_of(target->values->begin(), target->values->end(),
+                    [](const infer::Element& e) { return e.value && e.value->AsConstant() == -1; });
     if (!infers) return std::nullopt;
     if (auto f = LiteralAt(analysis, node, *input, *target, 0, 0)) return f;
     // The last entry stands for the whole last input dim only when the reshape merges dims
@@ -101,9 +100,8 @@ class BakedReshapeTarget : public Rule {
   }
 
   std::optional<Finding> LiteralAt(const Analysis& analysis, int node,
-                                   const infer::TensorFact& input,
-                                   const infer::TensorFact& target, size_t in_axis,
-                                   size_t target_axis) const {
+                                   const infer::TensorFact& input, const infer::TensorFact& target,
+                                   size_t in_axis, size_t target_axis) const {
     const ir::Graph& g = analysis.model().graph();
     const auto& n = g.node(node);
     const sym::MaybeExpr& dim = (*input.shape)[in_axis];
@@ -125,11 +123,11 @@ class BakedReshapeTarget : public Rule {
     f.node = analysis.Ref(g, node);
     f.attribute = "input 1 (shape)";
     f.symbols = {name};
-    f.message = absl::StrCat(
-        "Reshape target ", DimsText(target_values), " from ", OriginText(analysis, target),
-        " puts the literal ", *literal, first ? " first" : " last", ", where the input has the ",
-        "dynamic ", name, ": a size of the example input (a traced int(x.size(", first ? 0 : -1,
-        ")))");
+    f.message =
+        absl::StrCat("Reshape target ", DimsText(target_values), " from ",
+                     OriginText(analysis, target), " puts the literal ", *literal,
+                     first ? " first" : " last", ", where the input has the ", "dynamic ", name,
+                     ": a size of the example input (a traced int(x.size(", first ? 0 : -1, ")))");
     Witness w;
     w.ranges.push_back({name, *literal, *literal, *literal});
     w.summary = absl::StrCat("reshapes as intended only for ", name, " = ", *literal);
@@ -141,11 +139,11 @@ class BakedReshapeTarget : public Rule {
     if (!c.node_fails) {
       c.failing_node = analysis.Ref(g, node);
       auto shape = analysis.ShapeAt(n.output(0), at);
-      c.failure = absl::StrCat("Reshape output axis ", target_axis, " is ", *literal, " for ",
-                               name, " = ", *literal + 1,
-                               shape ? absl::StrCat(" (", FormatDims(*shape), ")") : "",
-                               first ? ": samples of the batch are mixed"
-                                     : ": rows no longer follow the input's last axis");
+      c.failure =
+          absl::StrCat("Reshape output axis ", target_axis, " is ", *literal, " for ", name, " = ",
+                       *literal + 1, shape ? absl::StrCat(" (", FormatDims(*shape), ")") : "",
+                       first ? ": samples of the batch are mixed"
+                             : ": rows no longer follow the input's last axis");
     }
     f.counterexample = std::move(c);
     f.severity = Severity::kError;

@@ -16,12 +16,11 @@ class DimFixedByWeight : public Rule {
     for (const Cause& cause : analysis.causes()) {
       if (cause.pattern != Pattern::kFixedByWeight) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
-      Finding f = FindingFor(
-          analysis, cause, cause.node,
-          absl::StrCat("weight '", cause.literal.name, "' [",
-                       absl::StrJoin(cause.literal.dims, ", "), "] fixes ",
-                       absl::StrJoin(cause.symbols, ", "),
-                       ", which the inputs declare dynamic (", r.what, ")"));
+      Finding f = FindingFor(analysis, cause, cause.node,
+                             absl::StrCat("weight '", cause.literal.name, "' [",
+                                          absl::StrJoin(cause.literal.dims, ", "), "] fixes ",
+                                          absl::StrJoin(cause.symbols, ", "),
+                                          ", which the inputs declare dynamic (", r.what, ")"));
       // The graph is right for the sizes it was built for: a note about the declaration.
       f.severity = Severity::kNote;
       f.attribute = cause.literal.name;

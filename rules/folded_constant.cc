@@ -18,19 +18,19 @@ class FoldedConstant : public Rule {
       if (cause.pattern != Pattern::kFoldedConstant) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
       const LiteralSource& src = cause.literal;
-      const std::string what =
-          src.node >= 0 ? absl::StrCat("Constant '", src.graph->NodeLabel(src.node), "'")
-                        : absl::StrCat("initializer '", src.name, "'");
+      const std::string what = src.node >= 0
+                                   ? absl::StrCat("Constant '", src.graph->NodeLabel(src.node), "'")
+                                   : absl::StrCat("initializer '", src.name, "'");
       const auto& node = cause.graph->node(cause.node);
       const std::string literal =
           src.values.empty()
               ? absl::StrCat(what, " of shape [", absl::StrJoin(src.dims, ", "), "]")
               : absl::StrCat(what, " holding [", absl::StrJoin(src.values, ", "), "]");
-      Finding f = FindingFor(
-          analysis, cause, cause.node,
-          absl::StrCat(literal, " was sized at the example input and meets the dynamic ",
-                       absl::StrJoin(cause.symbols, ", "), " in ", node.op_type(), " (", r.what,
-                       ")"));
+      Finding f =
+          FindingFor(analysis, cause, cause.node,
+                     absl::StrCat(literal, " was sized at the example input and meets the dynamic ",
+                                  absl::StrJoin(cause.symbols, ", "), " in ", node.op_type(), " (",
+                                  r.what, ")"));
       f.attribute = src.name;
       f.fix =
           "compute the tensor from the input's size inside the model (slice the table with "

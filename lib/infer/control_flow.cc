@@ -234,8 +234,7 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
   const bool batched = ctx.opset() < 9;
   const size_t first = batched ? 1 : 0;  // Scan-8's input 0 is sequence_lens
   auto num_scan_inputs = ctx.AttrInt("num_scan_inputs");
-  if (!num_scan_inputs || *num_scan_inputs < 0 ||
-      *num_scan_inputs + first > ctx.num_inputs()) {
+  if (!num_scan_inputs || *num_scan_inputs < 0 || *num_scan_inputs + first > ctx.num_inputs()) {
     return;
   }
   const size_t m = *num_scan_inputs, n = ctx.num_inputs() - first - m;
@@ -275,10 +274,10 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
       if (!axis) return;
       Dims dims = *x.shape;
       if (j == 0) length = dims[*axis];
-      ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, dims[*axis], length,
-                  absl::StrCat("Scan input ", j, " has the scan length along axis ",
-                               batched ? 1 : *axis),
-                  kNoOrigin, batched ? 1 : *axis);
+      ctx.Require(
+          RequirementKind::kConcatDim, Relation::kEqual, dims[*axis], length,
+          absl::StrCat("Scan input ", j, " has the scan length along axis ", batched ? 1 : *axis),
+          kNoOrigin, batched ? 1 : *axis);
       dims.erase(dims.begin() + *axis);
       slice.shape = std::move(dims);
     }
@@ -314,9 +313,9 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
     }));
   }
   const size_t k_count = ctx.num_outputs() > n ? ctx.num_outputs() - n : 0;
-  auto output_axes = batched ? std::vector<int64_t>(k_count, 0)
-                             : ctx.AttrInts("scan_output_axes")
-                                   .value_or(std::vector<int64_t>(k_count, 0));
+  auto output_axes =
+      batched ? std::vector<int64_t>(k_count, 0)
+              : ctx.AttrInts("scan_output_axes").value_or(std::vector<int64_t>(k_count, 0));
   if (output_axes.size() != k_count) return;
   for (size_t k = 0; k < k_count && n + k < out.size(); ++k) {
     const TensorFact& step = out[n + k];

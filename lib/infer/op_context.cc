@@ -57,10 +57,9 @@ const AttributeProto* OpContext::TypedAttr(std::string_view name,
   if (a == nullptr) return nullptr;
   if (a->type() == type) return a;
   if (bad_attribute_.empty()) {
-    bad_attribute_ = absl::StrCat("attribute '", std::string(name), "' is ",
-                                  AttributeProto::AttributeType_Name(a->type()), " where ",
-                                  node().op_type(), " expects ",
-                                  AttributeProto::AttributeType_Name(type));
+    bad_attribute_ = absl::StrCat(
+        "attribute '", std::string(name), "' is ", AttributeProto::AttributeType_Name(a->type()),
+        " where ", node().op_type(), " expects ", AttributeProto::AttributeType_Name(type));
   }
   return nullptr;
 }

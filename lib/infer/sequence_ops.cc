@@ -18,9 +18,9 @@ namespace shapelint::infer {
 namespace {
 
 using nn::C;
+using ONNX_NAMESPACE::TensorProto;
 using sym::Expr;
 using sym::MaybeExpr;
-using ONNX_NAMESPACE::TensorProto;
 
 bool SameShape(const TensorFact& a, const TensorFact& b) {
   if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
@@ -221,8 +221,8 @@ void InferSplitToSequence(OpContext& ctx) {
       sum = sym::Add(sum, s);
     }
     ctx.Require(RequirementKind::kSplitSum, Relation::kEqual, dim, sum,
-                absl::StrCat("SplitToSequence sizes must add up to input axis ", *axis),
-                kNoOrigin, *axis);
+                absl::StrCat("SplitToSequence sizes must add up to input axis ", *axis), kNoOrigin,
+                *axis);
   }
   ctx.out(0) = Sequence(std::move(elements));
 }
@@ -248,8 +248,7 @@ void InferConcatFromSequence(OpContext& ctx) {
     for (int64_t a = 0; a < rank; ++a) {
       if (!new_axis && a == *axis) continue;
       ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*e.shape)[a], dims[a],
-                  absl::StrCat("ConcatFromSequence elements must agree on axis ", a),
-                  kNoOrigin, a);
+                  absl::StrCat("ConcatFromSequence elements must agree on axis ", a), kNoOrigin, a);
     }
     if (!new_axis) concat = sym::Add(concat, (*e.shape)[*axis]);
   }

@@ -93,8 +93,7 @@ void InferSTFT(OpContext& ctx) {
     // One-sided output needs a real signal: [batch, length, 1].
     const MaybeExpr& components = (*signal.shape)[2];
     const bool real = ctx.Require(RequirementKind::kChannels, Relation::kEqual, components, C(1),
-                                  "one-sided STFT needs a real signal (last axis 1)", kNoOrigin,
-                                  2);
+                                  "one-sided STFT needs a real signal (last axis 1)", kNoOrigin, 2);
     bins = real && components ? OnesidedBins(frame_length) : MaybeExpr();
   }
   y.shape = Dims{(*signal.shape)[0], frames, bins, C(2)};

@@ -518,8 +518,7 @@ std::optional<sym::Binding> Analysis::BindInputs(
   return b;
 }
 
-LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value,
-                                 int depth) const {
+LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, int depth) const {
   LiteralSource src;
   if (value.empty() || depth > 8) return src;
   auto dims_of = [&](const std::string& v) {
@@ -554,8 +553,8 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value,
   }
   // Layout ops carry a literal's size through unchanged in meaning.
   static const absl::flat_hash_set<std::string> kLayout = {
-      "Identity", "Cast", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Slice",
-      "Gather", "Flatten", "Expand", "Tile", "CastLike"};
+      "Identity", "Cast",   "Unsqueeze", "Squeeze", "Reshape", "Transpose",
+      "Slice",    "Gather", "Flatten",   "Expand",  "Tile",    "CastLike"};
   if (!kLayout.contains(op) || node.input_size() == 0) return src;
   // Expand's target and Tile's repeats size the output: a literal there is the source, not the
   // tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).

@@ -43,12 +43,12 @@ struct LiteralSource {
   enum class Kind { kNone, kWeight, kConstant };
   Kind kind = Kind::kNone;
   const ir::Graph* graph = nullptr;
-  int node = -1;                  // the Constant node; -1 for an initializer
-  std::string name;               // the initializer or the Constant's output
-  std::vector<int64_t> dims;      // the literal tensor's dims
-  std::vector<int64_t> values;    // its values, when it is a shape operand (Expand's target)
-  int consumer = -1;              // the node where it meets the dynamic dim
-  int entry = -1;                 // the Expand or Tile it sizes, when it is a shape operand
+  int node = -1;                // the Constant node; -1 for an initializer
+  std::string name;             // the initializer or the Constant's output
+  std::vector<int64_t> dims;    // the literal tensor's dims
+  std::vector<int64_t> values;  // its values, when it is a shape operand (Expand's target)
+  int consumer = -1;            // the node where it meets the dynamic dim
+  int entry = -1;               // the Expand or Tile it sizes, when it is a shape operand
 };
 
 // The op a group of pins is blamed on.

@@ -28,8 +28,8 @@ bool Breaks(const Counterexample& c) {
 
 absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text) {
   ProbeSpec spec;
-  for (absl::string_view item : absl::StrSplit(absl::string_view(text.data(), text.size()), ',',
-                                               absl::SkipEmpty())) {
+  for (absl::string_view item :
+       absl::StrSplit(absl::string_view(text.data(), text.size()), ',', absl::SkipEmpty())) {
     std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
     const std::string& name = kv.first;
     const std::string& value = kv.second;
@@ -92,8 +92,8 @@ absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
     if (known.contains(s)) return absl::OkStatus();
     std::string names;
     for (const auto& k : symbols) absl::StrAppend(&names, names.empty() ? "" : ", ", k);
-    return absl::InvalidArgumentError(absl::StrCat("the model has no input dim named '", s,
-                                                   "' (its input dims: ", names, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model has no input dim named '", s, "' (its input dims: ", names, ")"));
   };
   for (const auto& [s, v] : spec.sizes) {
     if (auto st = check(s); !st.ok()) return st;

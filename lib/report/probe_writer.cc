@@ -40,21 +40,23 @@ void WriteOne(const lint::ProbeResult& p, std::ostream& out) {
   if (!p.defaulted.empty()) {
     out << "    (not given, set where the model works: " << Sizes(p.defaulted) << ")\n";
   }
-  for (const auto& [input, dims] : at.inputs) out << "    input " << input << ": " << Dims(dims) << "\n";
+  for (const auto& [input, dims] : at.inputs)
+    out << "    input " << input << ": " << Dims(dims) << "\n";
   for (const lint::ShapeAt& o : at.outputs) {
     out << "    output " << o.value << ": " << Dims(o.actual);
     if (o.expected) {
-      out << (o.actual == *o.expected ? ", as declared" : absl::StrCat(", declared ", Dims(*o.expected)));
+      out << (o.actual == *o.expected ? ", as declared"
+                                      : absl::StrCat(", declared ", Dims(*o.expected)));
     }
     out << "\n";
   }
   if (!at.failure.empty()) {
     // Node names from torch start with '/': "main//Add" would read as a typo.
     const std::string& label = at.failing_node.label;
-    std::string where = at.failing_node.graph.empty()
-                            ? label
-                            : absl::StrCat(at.failing_node.graph,
-                                           absl::StartsWith(label, "/") ? "" : "/", label);
+    std::string where =
+        at.failing_node.graph.empty()
+            ? label
+            : absl::StrCat(at.failing_node.graph, absl::StartsWith(label, "/") ? "" : "/", label);
     out << "    " << (at.node_fails ? "fails at " : "at ") << where << ": " << at.failure << "\n";
   }
 }

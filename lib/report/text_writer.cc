@@ -168,8 +168,7 @@ std::string DescribeCounterexample(const lint::Counterexample& cx) {
     if (!cx.failure.empty()) {
       // A node that runs but computes the wrong thing is named without claiming it fails.
       what = node.empty() ? Text(cx.failure)
-                          : absl::StrCat(node, cx.node_fails ? " fails: " : ": ",
-                                         Text(cx.failure));
+                          : absl::StrCat(node, cx.node_fails ? " fails: " : ": ", Text(cx.failure));
     } else if (!node.empty()) {
       what = absl::StrCat("the model breaks at ", node);
     }

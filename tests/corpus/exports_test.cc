@@ -84,7 +84,8 @@ TEST_CASE("real exports labelled by ONNX Runtime: recall, false alarms, blame", 
       } else {
         ++caught;
         bool hit = false;
-        for (const auto& r : label["responsible"]) hit = hit || named.contains(r.get<std::string>());
+        for (const auto& r : label["responsible"])
+          hit = hit || named.contains(r.get<std::string>());
         if (hit) {
           ++blamed;
         } else {
@@ -125,9 +126,10 @@ TEST_CASE("real exports labelled by ONNX Runtime: recall, false alarms, blame", 
     }
   }
   WARN(absl::StrCat("exports corpus: ", models, " models, ", breaking, " break; caught ", caught,
-                    " (recall ", caught * 100 / std::max(breaking, 1), "%), responsible node named in ",
-                    blamed, " of ", caught, "; false alarms ", false_alarms, "; ORT output shapes ",
-                    "matched statically: ", shapes_compared, " (", shapes_unknown, " unknown)"));
+                    " (recall ", caught * 100 / std::max(breaking, 1),
+                    "%), responsible node named in ", blamed, " of ", caught, "; false alarms ",
+                    false_alarms, "; ORT output shapes ", "matched statically: ", shapes_compared,
+                    " (", shapes_unknown, " unknown)"));
   WARN("missed: " << absl::StrJoin(missed, ", "));
   INFO("false alarms: " << absl::StrJoin(alarms, "; "));
   INFO("caught without naming a responsible node: " << absl::StrJoin(wrong_blame, "; "));

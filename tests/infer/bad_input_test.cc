@@ -94,15 +94,15 @@ std::string NestedIfs(int levels) {
   std::string body = "o0 = Relu (x)";
   for (int level = 1; level <= levels; ++level) {
     body = absl::StrCat("o", level, " = If (c) <then_branch = t", level, " () => (float[?] o",
-                        level - 1, ") { ", body, " }, else_branch = e", level,
-                        " () => (float[?] r", level, ") { r", level, " = Neg (x) }>");
+                        level - 1, ") { ", body, " }, else_branch = e", level, " () => (float[?] r",
+                        level, ") { r", level, " = Neg (x) }>");
   }
-  return absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[N] x, bool c) => (float[?] o",
-                      levels, ") {\n  ", body, "\n}");
+  return absl::StrCat(
+      "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[N] x, bool c) => (float[?] o", levels,
+      ") {\n  ", body, "\n}");
 }
 
-TEST_CASE("Nested subgraphs: 60 levels are inferred, past 64 the file is refused",
-          "[infer][bad]") {
+TEST_CASE("Nested subgraphs: 60 levels are inferred, past 64 the file is refused", "[infer][bad]") {
   // Both branches of every If are inferred once per level, not once per path: linear work.
   auto model = ir::LoadModelFromBytes(NestedIfs(60), "deep.onnxtxt");
   REQUIRE(model.ok());

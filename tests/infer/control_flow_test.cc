@@ -62,8 +62,7 @@ g (float[N,K] x, float[N,1] acc0) => (float[N,K] last, float[?,?,?] steps, float
   CHECK(r.Shape("steps") == "[100, N, K]");
 }
 
-TEST_CASE("Loop: a short loop with a known trip count runs iteration by iteration",
-          "[infer][cf]") {
+TEST_CASE("Loop: a short loop with a known trip count runs iteration by iteration", "[infer][cf]") {
   // Five iterations: each sees its iteration number, so Slice [i, i + 1] has length 1, and
   // the doubling width is followed to the end: 1 * 2^5.
   auto r = Infer(R"(

@@ -119,8 +119,7 @@ g (float[N,H,W] x) => (float[?,?,?] y) {
   y = Reshape (x, t)
 })");
   CHECK(r.Shape("y") == "[2, H, floor(N*W / 2)]");
-  CHECK(r.Requirements(RequirementKind::kReshapeCount) ==
-        std::vector<std::string>{"H*N*W ~ 2*H"});
+  CHECK(r.Requirements(RequirementKind::kReshapeCount) == std::vector<std::string>{"H*N*W ~ 2*H"});
 }
 
 TEST_CASE("broadcasting records compatibility and keeps exact dims", "[infer]") {

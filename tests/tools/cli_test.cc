@@ -539,8 +539,8 @@ TEST_CASE("cli probe: a range reports the sizes that break", "[cli][probe]") {
   Outcome o = RunCli({"probe", "--dims", "x_dynamic_axes_3=1..40", kAdaptivePool});
   CHECK(o.code == 1);
   CHECK_THAT(o.out, Contains("breaks at x_dynamic_axes_3 in [1, 5], [9, 40]; the first:"));
-  Outcome json = RunCli({"probe", "--format", "json", "--dims", "x_dynamic_axes_3=6..8",
-                         kAdaptivePool});
+  Outcome json =
+      RunCli({"probe", "--format", "json", "--dims", "x_dynamic_axes_3=6..8", kAdaptivePool});
   CHECK(json.code == 0);
   auto doc = nlohmann::json::parse(json.out);
   const auto& probe = doc["models"][0]["probes"][0];
@@ -550,10 +550,10 @@ TEST_CASE("cli probe: a range reports the sizes that break", "[cli][probe]") {
 }
 
 TEST_CASE("cli probe: bad specs and unknown names are usage errors", "[cli][probe]") {
-  CHECK(RunCli({"probe", kAdaptivePool}).code == 2);                        // no --dims
-  CHECK(RunCli({"probe", "--dims", "x=2x3", kAdaptivePool}).code == 2);     // wrong rank
-  CHECK(RunCli({"probe", "--dims", "h=-1", kAdaptivePool}).code == 2);      // negative
-  CHECK(RunCli({"probe", "--dims", "h=9..3", kAdaptivePool}).code == 2);    // empty range
+  CHECK(RunCli({"probe", kAdaptivePool}).code == 2);                      // no --dims
+  CHECK(RunCli({"probe", "--dims", "x=2x3", kAdaptivePool}).code == 2);   // wrong rank
+  CHECK(RunCli({"probe", "--dims", "h=-1", kAdaptivePool}).code == 2);    // negative
+  CHECK(RunCli({"probe", "--dims", "h=9..3", kAdaptivePool}).code == 2);  // empty range
   Outcome o = RunCli({"probe", "--dims", "height=8", kAdaptivePool});
   CHECK(o.code == 2);
   CHECK_THAT(o.out, Contains("the model has no input dim named 'height'"));
