@@ -304,16 +304,21 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
   return failing ? kExitFindings : kExitClean;
 }
 
-// `shapes MODEL...`: the engine's facts for every value.
-int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+// What `shapes` and `probe` take: MODEL paths, --format text|json and --dims values.
+struct SubcommandArgs {
   Format format = Format::kText;
-  sym::Binding dims;
-  bool has_dims = false;
   std::vector<std::string> models;
+  std::vector<std::string> dims;  // each --dims value, in order
+};
+
+// Parses a subcommand's arguments; returns an exit code when that ends the command (--help,
+// or a usage error).
+std::optional<int> ParseSubcommand(std::string_view command, const std::vector<std::string>& args,
+                                   std::ostream& out, std::ostream& err, SubcommandArgs& parsed) {
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg == "-" || !absl::StartsWith(arg, "-")) {
-      models.push_back(arg);
+      parsed.models.push_back(arg);
       continue;
     }
     if (arg == "--help" || arg == "-h") {
@@ -329,16 +334,30 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
       if (i + 1 >= args.size()) return Usage(err, absl::StrCat("option '", arg, "' needs a value"));
       value = args[++i];
     } else {
-      return Usage(err, absl::StrCat("unknown option '", arg, "' for shapes"));
+      return Usage(err, absl::StrCat("unknown option '", arg, "' for ", std::string(command)));
     }
-    if (arg == "--format") {
-      if (value != "text" && value != "json") {
-        return Usage(
-            err, absl::StrCat("invalid value '", value, "' for --format (expected text or json)"));
-      }
-      format = value == "json" ? Format::kJson : Format::kText;
-      continue;
+    if (arg == "--dims") {
+      parsed.dims.push_back(value);
+    } else if (value == "text" || value == "json") {
+      parsed.format = value == "json" ? Format::kJson : Format::kText;
+    } else {
+      return Usage(
+          err, absl::StrCat("invalid value '", value, "' for --format (expected text or json)"));
     }
+  }
+  if (parsed.models.empty()) return Usage(err, "no model given");
+  return std::nullopt;
+}
+
+// `shapes MODEL...`: the engine's facts for every value.
+int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  SubcommandArgs parsed;
+  if (auto code = ParseSubcommand("shapes", args, out, err, parsed)) return *code;
+  const Format format = parsed.format;
+  const std::vector<std::string>& models = parsed.models;
+  sym::Binding dims;
+  bool has_dims = false;
+  for (const std::string& value : parsed.dims) {
     for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
       std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
       int64_t size = 0;
@@ -350,7 +369,6 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
       has_dims = true;
     }
   }
-  if (models.empty()) return Usage(err, "no model given");
   struct Loaded {
     std::unique_ptr<ir::Model> model;
     infer::Inference inference;
@@ -380,45 +398,18 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
 
 // `probe --dims SPEC MODEL...`: the model evaluated statically at the given sizes.
 int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Format format = Format::kText;
+  SubcommandArgs parsed;
+  if (auto code = ParseSubcommand("probe", args, out, err, parsed)) return *code;
+  const Format format = parsed.format;
+  const std::vector<std::string>& models = parsed.models;
   std::vector<std::pair<std::string, lint::ProbeSpec>> specs;
-  std::vector<std::string> models;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    if (arg == "-" || !absl::StartsWith(arg, "-")) {
-      models.push_back(arg);
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out << kHelp;
-      return kExitClean;
-    }
-    std::string value;
-    if (size_t eq = arg.find('='); eq != arg.npos && (absl::StartsWith(arg, "--format=") ||
-                                                      absl::StartsWith(arg, "--dims="))) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (arg == "--format" || arg == "--dims") {
-      if (i + 1 >= args.size()) return Usage(err, absl::StrCat("option '", arg, "' needs a value"));
-      value = args[++i];
-    } else {
-      return Usage(err, absl::StrCat("unknown option '", arg, "' for probe"));
-    }
-    if (arg == "--format") {
-      if (value != "text" && value != "json") {
-        return Usage(
-            err, absl::StrCat("invalid value '", value, "' for --format (expected text or json)"));
-      }
-      format = value == "json" ? Format::kJson : Format::kText;
-      continue;
-    }
+  for (const std::string& value : parsed.dims) {
     auto spec = lint::ParseProbeSpec(value);
     if (!spec.ok()) {
       return Usage(err, absl::StrCat(spec.status().message(), " in --dims '", value, "'"));
     }
     specs.emplace_back(value, *std::move(spec));
   }
-  if (models.empty()) return Usage(err, "no model given");
   if (specs.empty()) return Usage(err, "probe needs at least one --dims");
   std::vector<report::ProbeReport> reports;
   bool failed = false, breaks = false;

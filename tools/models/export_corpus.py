@@ -40,7 +40,6 @@ Run with Debian's python3 (the one python3-torch is installed for).
 """
 
 import argparse
-import io
 import json
 import math
 import os
@@ -49,7 +48,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import warnings
 
 import numpy as np
 import onnx
@@ -502,47 +500,9 @@ def tv_models(names=None):
 
 # ---------------------------------------------------------------- export
 
-def torch_export(module, args, input_names, dynamic, out_names):
-    """export_examples.torch_export at this script's opset."""
-    f = io.BytesIO()
-    dynamic = {k: list(v) for k, v in dynamic.items()} if dynamic else None  # torch edits it in place
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, args, f, input_names=input_names, output_names=out_names,
-                          opset_version=OPSET, dynamic_axes=dynamic, do_constant_folding=True)
-    return onnx.load_from_string(f.getvalue())
-
-
 def export(module, args, input_names, dynamic, fallback, out_names):
-    """As export_examples.export: export with dynamic_axes=dynamic; if torch
-    refuses and fallback (a prefix of each axis list) is given, export with
-    that and make the remaining axes symbolic under torch's list-form names
-    '<input>_dynamic_axes_<k>'.  Returns (model or None, notes)."""
-    notes = []
-    module.eval()
-    try:
-        return torch_export(module, args, input_names, dynamic, out_names), notes
-    except Exception as e:  # torch raises several kinds here
-        notes.append("torch.onnx.export(dynamic_axes=%s) failed: %s: %s"
-                     % (json.dumps(dynamic), type(e).__name__, ex.first_line(e)))
-        if fallback is None:
-            return None, notes
-    model = torch_export(module, args, input_names, fallback, out_names)
-    added = []
-    for inp in model.graph.input:
-        axes = dynamic.get(inp.name, [])
-        done = fallback.get(inp.name, [])
-        assert axes[:len(done)] == done, "fallback axes must be a prefix of the requested ones"
-        for k, axis in enumerate(axes, start=1):
-            dim = inp.type.tensor_type.shape.dim[axis]
-            name = "%s_dynamic_axes_%d" % (inp.name, k)
-            if axis not in done:
-                added.append("%s[%d]=%d->%s" % (inp.name, axis, dim.dim_value, name))
-            dim.Clear()
-            dim.dim_param = name
-    notes.append("re-exported with dynamic_axes=%s; then made symbolic by hand: %s"
-                 % (json.dumps(fallback), ", ".join(added)))
-    return model, notes
+    """export_examples.export at this script's opset."""
+    return ex.export(module, args, input_names, dynamic, fallback, out_names, opset=OPSET)
 
 
 def make_inputs(e, shapes, seed):

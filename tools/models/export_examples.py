@@ -137,33 +137,34 @@ def first_line(e):
     return s.splitlines()[0] if s else type(e).__name__
 
 
-def torch_export(module, args, input_names, dynamic, out_names):
+def torch_export(module, args, input_names, dynamic, out_names, opset=None):
     f = io.BytesIO()
     # torch rewrites list-form dynamic_axes into dicts in place: pass a copy
     dynamic = {k: list(v) for k, v in dynamic.items()} if dynamic else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(module, args, f, input_names=input_names, output_names=out_names,
-                          opset_version=OPSET, dynamic_axes=dynamic, do_constant_folding=True)
+                          opset_version=opset or OPSET, dynamic_axes=dynamic,
+                          do_constant_folding=True)
     return onnx.load_from_string(f.getvalue())
 
 
-def export(module, args, input_names, dynamic, fallback=None, out_names=("y",)):
+def export(module, args, input_names, dynamic, fallback=None, out_names=("y",), opset=None):
     """Export with dynamic_axes=dynamic ({input: [axes]}).  If torch refuses
     and fallback (a subset, same order, as a prefix of each list) is given,
     export with that and make the remaining axes symbolic afterwards, named
     '<input>_dynamic_axes_<k>' as torch names list-form axes.
-    Returns (model or None, notes)."""
+    opset defaults to this script's OPSET.  Returns (model or None, notes)."""
     notes = []
     module.eval()
     try:
-        return torch_export(module, args, input_names, dynamic, list(out_names)), notes
+        return torch_export(module, args, input_names, dynamic, list(out_names), opset), notes
     except Exception as e:  # torch raises several kinds here
         notes.append("torch.onnx.export(dynamic_axes=%s) failed: %s: %s"
                      % (json.dumps(dynamic), type(e).__name__, first_line(e)))
         if fallback is None:
             return None, notes
-    model = torch_export(module, args, input_names, fallback, list(out_names))
+    model = torch_export(module, args, input_names, fallback, list(out_names), opset)
     added = []
     for inp in model.graph.input:
         axes = dynamic.get(inp.name, [])
