@@ -130,7 +130,7 @@ void InferUnary(OpContext& ctx) {
   y.elem_type = x.elem_type;
   y.shape = x.shape;
   const std::string& op = ctx.node().op_type();
-  if (op == "Not" || op == "IsNaN" || op == "IsInf")
+  if (op == "Not" || op == "IsNaN" || op == "IsInf" || op == "RegexFullMatch")
     y.elem_type = ONNX_NAMESPACE::TensorProto::BOOL;
   if (!x.values) return;
   if (op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Round" || op == "Not") {

@@ -100,6 +100,9 @@ void InferSequenceAt(OpContext& ctx);
 void InferSequenceLength(OpContext& ctx);
 void InferSplitToSequence(OpContext& ctx);
 void InferConcatFromSequence(OpContext& ctx);
+void InferOptional(OpContext& ctx);
+void InferOptionalGetElement(OpContext& ctx);
+void InferOptionalHasElement(OpContext& ctx);
 
 // training_ops.cc (ai.onnx.preview.training)
 void InferAdagrad(OpContext& ctx);
@@ -114,6 +117,8 @@ void InferNegativeLogLikelihoodLoss(OpContext& ctx);
 // text_ops.cc
 void InferStringNormalizer(OpContext& ctx);
 void InferTfIdfVectorizer(OpContext& ctx);
+void InferStringSplit(OpContext& ctx);
+void InferImageDecoder(OpContext& ctx);
 
 // microsoft_ops.cc (com.microsoft)
 void InferMsSameShape(OpContext& ctx);

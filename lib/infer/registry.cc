@@ -222,6 +222,14 @@ constexpr OpEntry kOps[] = {
     {"SequenceLength", InferSequenceLength},
     {"SplitToSequence", InferSplitToSequence},
     {"ConcatFromSequence", InferConcatFromSequence},
+    {"Optional", InferOptional},
+    {"OptionalGetElement", InferOptionalGetElement},
+    {"OptionalHasElement", InferOptionalHasElement},
+    // Strings and images (text_ops.cc, elementwise.cc)
+    {"RegexFullMatch", InferUnary},
+    {"StringConcat", InferElementwise},
+    {"StringSplit", InferStringSplit},
+    {"ImageDecoder", InferImageDecoder},
 };
 
 // com.microsoft contrib ops (microsoft_ops.cc), as ONNX Runtime's optimisers write them.

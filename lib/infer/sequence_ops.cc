@@ -260,4 +260,30 @@ void InferConcatFromSequence(OpContext& ctx) {
   y.shape = std::move(dims);
 }
 
+// Optional-15: an optional holding its input (or, without one, empty); the engine tracks the
+// held tensor's fact. OptionalGetElement-15/18 passes it on; OptionalHasElement-15/18 is a
+// bool scalar, true when the optional is known to hold a value.
+void InferOptional(OpContext& ctx) {
+  if (ctx.has_input(0)) ctx.out(0) = ctx.in(0);
+}
+
+void InferOptionalGetElement(OpContext& ctx) { ctx.out(0) = ctx.in(0); }
+
+void InferOptionalHasElement(OpContext& ctx) {
+  TensorFact& y = ctx.out(0);
+  y.elem_type = TensorProto::BOOL;
+  y.shape = Dims{};
+  const ONNX_NAMESPACE::NodeProto& node = ctx.node();
+  if (node.input_size() == 0 || node.input(0).empty()) {
+    y.values = std::vector<Element>{{C(0)}};  // no input: an empty optional
+    return;
+  }
+  const int producer = ctx.graph().Producer(node.input(0));
+  if (producer >= 0 && ctx.graph().node(producer).op_type() == "Optional") {
+    const auto& opt = ctx.graph().node(producer);
+    const bool holds = opt.input_size() > 0 && !opt.input(0).empty();
+    y.values = std::vector<Element>{{C(holds ? 1 : 0)}};
+  }
+}
+
 }  // namespace shapelint::infer

@@ -1,4 +1,5 @@
-// Text ops: StringNormalizer-10 and TfIdfVectorizer-9.
+// Text ops: StringNormalizer-10, TfIdfVectorizer-9, StringSplit-20, and ImageDecoder-20 (bytes
+// in, a decoded image out).
 #include <algorithm>
 
 #include "infer/nn_util.h"
@@ -43,6 +44,29 @@ void InferTfIdfVectorizer(OpContext& ctx) {
   for (int64_t i : *indexes) max = std::max(max, i);
   if (max < 0) return;
   y.shape = x.rank() == 1 ? Dims{C(max + 1)} : Dims{(*x.shape)[0], C(max + 1)};
+}
+
+void InferStringSplit(OpContext& ctx) {
+  // StringSplit-20: X -> Y [*X.shape, max substrings] (string), Z [*X.shape] (int64). How many
+  // substrings the longest string has is in the data (maxsplit only bounds it).
+  const TensorFact& x = ctx.in(0);
+  ctx.out(0).elem_type = TensorProto::STRING;
+  if (ctx.num_outputs() > 1) ctx.out(1).elem_type = TensorProto::INT64;
+  if (!x.shape) return;
+  Dims y = *x.shape;
+  y.push_back(ctx.FreshSymbol("substrings"));
+  ctx.out(0).shape = std::move(y);
+  if (ctx.num_outputs() > 1) ctx.out(1).shape = x.shape;
+}
+
+void InferImageDecoder(OpContext& ctx) {
+  // ImageDecoder-20: encoded bytes [n] -> uint8 [H, W, C], C = 1 for "Grayscale", else 3
+  // ("RGB", the default, or "BGR"); H and W are in the data.
+  TensorFact& y = ctx.out(0);
+  y.elem_type = TensorProto::UINT8;
+  const std::string format = ctx.AttrString("pixel_format").value_or("RGB");
+  y.shape =
+      Dims{ctx.FreshSymbol("height"), ctx.FreshSymbol("width"), C(format == "Grayscale" ? 1 : 3)};
 }
 
 }  // namespace shapelint::infer

@@ -81,3 +81,38 @@ g (float[A,3] x, float[B,K] y) => (float[?,?] out) {
 
 }  // namespace
 }  // namespace shapelint::infer
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("Optional holds its input; strings and images", "[infer][sequence]") {
+  auto r = Infer(R"(
+g (float[B,4] x, string[N] s, string[N] t, uint8[K] bytes) => (float[?,?] y) {
+  o = Optional (x)
+  y = OptionalGetElement (o)
+  has = OptionalHasElement (o)
+  m = RegexFullMatch <pattern = "a.*"> (s)
+  cat = StringConcat (s, t)
+  parts, counts = StringSplit (s)
+  img = ImageDecoder (bytes)
+  gray = ImageDecoder <pixel_format = "Grayscale"> (bytes)
+})",
+                 20);
+  CHECK(r.Shape("y") == "[B, 4]");
+  CHECK(r.Values("has") == "{1}");
+  CHECK(r.Shape("m") == "[N]");
+  CHECK(r.Type("m") == ONNX_NAMESPACE::TensorProto::BOOL);
+  CHECK(r.Shape("cat") == "[N]");
+  CHECK(r.Shape("counts") == "[N]");
+  const TensorFact& parts = r.Fact("parts");
+  REQUIRE(parts.shape);
+  CHECK(parts.shape->size() == 2);
+  const TensorFact& img = r.Fact("img");
+  REQUIRE(img.shape);
+  REQUIRE(img.shape->size() == 3);
+  CHECK((*img.shape)[2]->ToString() == "3");
+  CHECK(r.Shape("gray").find(", 1]") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace shapelint::infer
