@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
+#include "infer/ops.h"
 #include "shapelint/ir/model.h"
 
 namespace shapelint::infer {
@@ -338,6 +339,7 @@ ControlFlowFn FindControlFlow(std::string_view op_type) {
   if (op_type == "If") return InferIf;
   if (op_type == "Loop") return InferLoop;
   if (op_type == "Scan") return InferScan;
+  if (op_type == "SequenceMap") return InferSequenceMap;
   return nullptr;
 }
 

@@ -103,6 +103,7 @@ void InferConcatFromSequence(OpContext& ctx);
 void InferOptional(OpContext& ctx);
 void InferOptionalGetElement(OpContext& ctx);
 void InferOptionalHasElement(OpContext& ctx);
+void InferSequenceMap(OpContext& ctx, SubgraphRunner& runner);
 
 // training_ops.cc (ai.onnx.preview.training)
 void InferAdagrad(OpContext& ctx);

@@ -13,6 +13,7 @@
 #include "infer/op_context.h"
 #include "infer/ops.h"
 #include "infer/tensor_util.h"
+#include "shapelint/ir/model.h"
 
 namespace shapelint::infer {
 namespace {
@@ -283,6 +284,42 @@ void InferOptionalHasElement(OpContext& ctx) {
     const auto& opt = ctx.graph().node(producer);
     const bool holds = opt.input_size() > 0 && !opt.input(0).empty();
     y.values = std::vector<Element>{{C(holds ? 1 : 0)}};
+  }
+}
+
+// SequenceMap-17: the body runs once per element of the input sequence; additional inputs that
+// are sequences give their element at the same position, tensors are passed whole. Each body
+// output becomes a sequence of the same length.
+void InferSequenceMap(OpContext& ctx, SubgraphRunner& runner) {
+  const ir::Graph* body = ctx.graph().Subgraph(ctx.node_index(), "body");
+  auto seq = ReadSeq(ctx.in(0));
+  if (body == nullptr || !seq) return;
+  // One body run per position; a sequence of symbolic length has one position for all.
+  const size_t runs = seq->uniform ? 1 : seq->elements.size();
+  std::vector<std::vector<TensorFact>> outputs(ctx.num_outputs());
+  for (size_t i = 0; i < runs; ++i) {
+    std::vector<TensorFact> inputs{seq->elements[i]};
+    for (size_t k = 1; k < ctx.num_inputs(); ++k) {
+      const TensorFact& extra = ctx.in(k);
+      auto other = ReadSeq(extra);
+      if (!other) {
+        inputs.push_back(extra);
+      } else if (other->uniform == seq->uniform && other->length == seq->length) {
+        inputs.push_back(other->elements[other->uniform ? 0 : i]);
+      } else {
+        return;  // sequences of different lengths: the op fails
+      }
+    }
+    auto out = runner.RunSubgraph(ctx, *body, std::move(inputs), false);
+    for (size_t j = 0; j < outputs.size() && j < out.size(); ++j) outputs[j].push_back(out[j]);
+  }
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    if (outputs[j].size() != runs) continue;
+    if (seq->uniform) {
+      if (auto f = UniformSequence(seq->length, outputs[j][0])) ctx.out(j) = *f;
+    } else {
+      ctx.out(j) = Sequence(std::move(outputs[j]));
+    }
   }
 }
 

@@ -116,3 +116,28 @@ g (float[B,4] x, string[N] s, string[N] t, uint8[K] bytes) => (float[?,?] y) {
 
 }  // namespace
 }  // namespace shapelint::infer
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("SequenceMap runs its body per element", "[infer][sequence]") {
+  // Each element [k, 4] is transposed and paired with w [4, 2]: results [k, 2].
+  auto r = Infer(R"(
+g (float[A,4] a, float[5,4] b, float[4,2] w) => (float[?,?] first, float[?,?] second) {
+  s = SequenceConstruct (a, b)
+  m = SequenceMap (s, w) <
+    body = f (float[?,4] x, float[4,2] v) => (float[?,2] y) {
+      y = MatMul (x, v)
+    }
+  >
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  first = SequenceAt (m, zero)
+  second = SequenceAt (m, one)
+})");
+  CHECK(r.Shape("first") == "[A, 2]");
+  CHECK(r.Shape("second") == "[5, 2]");
+}
+
+}  // namespace
+}  // namespace shapelint::infer
