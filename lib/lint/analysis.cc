@@ -518,7 +518,8 @@ std::optional<sym::Binding> Analysis::BindInputs(
   return b;
 }
 
-LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, int depth) const {
+LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, int64_t constant,
+                                 int depth) const {
   LiteralSource src;
   if (value.empty() || depth > 8) return src;
   auto dims_of = [&](const std::string& v) {
@@ -564,7 +565,7 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
       for (const auto& e : *operand->values) {
         const infer::Origin* o = inference_.OriginOf(e.origin);
         auto v = e.value ? e.value->AsConstant() : std::nullopt;
-        if (o == nullptr || !o->IsLiteral() || !v || *v < 2) continue;
+        if (o == nullptr || !o->IsLiteral() || v != constant) continue;
         LiteralSource lit;
         lit.kind = LiteralSource::Kind::kConstant;
         lit.graph = o->graph;
@@ -579,7 +580,7 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
       }
     }
   }
-  return SourceOf(g, node.input(0), depth + 1);
+  return SourceOf(g, node.input(0), constant, depth + 1);
 }
 
 LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
@@ -626,7 +627,7 @@ LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
       has_value = has_value || v == c;
     }
     if (!constant_dims || !has_value) continue;
-    LiteralSource src = SourceOf(g, in, 0);
+    LiteralSource src = SourceOf(g, in, *c, 0);
     if (src.kind == LiteralSource::Kind::kNone) continue;
     src.consumer = r.node;
     return src;

@@ -116,7 +116,10 @@ class Analysis {
   // The literal tensor that supplies the constant side of `requirement` at its node, traced
   // back through layout ops (Unsqueeze, Reshape, Slice, ...) to an initializer or Constant.
   LiteralSource LiteralSideOf(const infer::Requirement& requirement) const;
-  LiteralSource SourceOf(const ir::Graph& graph, const std::string& value, int depth) const;
+  // `constant` is the size being traced: an Expand or Tile is the source only when its target
+  // holds it; otherwise the tensor it expands is followed.
+  LiteralSource SourceOf(const ir::Graph& graph, const std::string& value, int64_t constant,
+                         int depth) const;
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
   std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;
 
