@@ -25,6 +25,8 @@ constexpr int64_t kScanLimit = 8192;
 constexpr int64_t kCoordinateScanLimit = 512;
 // Upstream nodes visited when looking for the cause of a failure.
 constexpr int kMaxBlameVisits = 100000;
+// Nodes followed back from a failing node to the literal that sized its operand.
+constexpr int kMaxSourceDepth = 64;
 
 std::vector<std::string> SymbolsOf(const Requirement& r) {
   std::vector<std::string> s = r.lhs.Symbols();
@@ -521,7 +523,7 @@ std::optional<sym::Binding> Analysis::BindInputs(
 LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, int64_t constant,
                                  int depth) const {
   LiteralSource src;
-  if (value.empty() || depth > 8) return src;
+  if (value.empty() || depth > kMaxSourceDepth) return src;
   auto dims_of = [&](const std::string& v) {
     std::vector<int64_t> dims;
     const infer::TensorFact* f = inference_.Find(v);
@@ -552,11 +554,6 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
     src.dims = dims_of(value);
     return src;
   }
-  // Layout ops carry a literal's size through unchanged in meaning.
-  static const absl::flat_hash_set<std::string> kLayout = {
-      "Identity", "Cast",   "Unsqueeze", "Squeeze", "Reshape", "Transpose",
-      "Slice",    "Gather", "Flatten",   "Expand",  "Tile",    "CastLike"};
-  if (!kLayout.contains(op) || node.input_size() == 0) return src;
   // Expand's target and Tile's repeats size the output: a literal there is the source, not the
   // tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).
   if ((op == "Expand" || op == "Tile") && node.input_size() > 1) {
@@ -580,7 +577,24 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
       }
     }
   }
-  return SourceOf(g, node.input(0), constant, depth + 1);
+  // Otherwise the size came through an input whose dims are all constants and include it
+  // (a Transpose, a Relu, a MatMul of weights): follow the first such input, however far the
+  // literal entered from where it fails.
+  for (const auto& in : node.input()) {
+    const infer::TensorFact* f = in.empty() ? nullptr : inference_.Find(in);
+    if (f == nullptr || !f->shape) continue;
+    bool constant_dims = true, holds = false;
+    for (const auto& d : *f->shape) {
+      auto v = d ? d->AsConstant() : std::nullopt;
+      constant_dims = constant_dims && v.has_value();
+      holds = holds || v == constant;
+    }
+    if (!constant_dims || !holds) continue;
+    LiteralSource found = SourceOf(g, in, constant, depth + 1);
+    if (found.kind != LiteralSource::Kind::kNone) found.through.push_back(p);
+    return found;
+  }
+  return src;
 }
 
 LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
@@ -766,6 +780,7 @@ Cause Analysis::Blame(const Pin& pin) const {
     cause.node = direct.entry >= 0 ? direct.entry : failing->node;
     cause.literal = direct;
     cause.chain = {cause.node};
+    cause.chain.insert(cause.chain.end(), direct.through.begin(), direct.through.end());
     if (cause.node != failing->node) cause.chain.push_back(failing->node);
   }
   return cause;

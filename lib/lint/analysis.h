@@ -49,6 +49,7 @@ struct LiteralSource {
   std::vector<int64_t> values;  // its values, when it is a shape operand (Expand's target)
   int consumer = -1;            // the node where it meets the dynamic dim
   int entry = -1;               // the Expand or Tile it sizes, when it is a shape operand
+  std::vector<int> through;     // nodes it passes between there and the consumer, in order
 };
 
 // The op a group of pins is blamed on.
