@@ -26,11 +26,17 @@ class FoldedConstant : public Rule {
           src.values.empty()
               ? absl::StrCat(what, " of shape [", absl::StrJoin(src.dims, ", "), "]")
               : absl::StrCat(what, " holding [", absl::StrJoin(src.values, ", "), "]");
+      // Where it meets the dynamic dim may be further down than where it entered.
+      const auto& meets = r.graph->node(r.node);
+      const std::string entry = cause.node == r.node && r.graph == cause.graph
+                                    ? ""
+                                    : absl::StrCat(", enters at ", node.op_type(), " '",
+                                                   cause.graph->NodeLabel(cause.node), "'");
       Finding f =
           FindingFor(analysis, cause, cause.node,
-                     absl::StrCat(literal, " was sized at the example input and meets the dynamic ",
-                                  absl::StrJoin(cause.symbols, ", "), " in ", node.op_type(), " (",
-                                  r.what, ")"));
+                     absl::StrCat(literal, " was sized at the example input", entry,
+                                  " and meets the dynamic ", absl::StrJoin(cause.symbols, ", "),
+                                  " in ", meets.op_type(), " (", r.what, ")"));
       f.attribute = src.name;
       f.fix =
           "compute the tensor from the input's size inside the model (slice the table with "

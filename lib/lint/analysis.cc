@@ -577,19 +577,15 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
       }
     }
   }
-  // Otherwise the size came through an input whose dims are all constants and include it
-  // (a Transpose, a Relu, a MatMul of weights): follow the first such input, however far the
+  // Otherwise the size came through an input that has it as a constant dim (a Transpose, a
+  // Relu, a Less against a dynamic length): follow the first such input, however far the
   // literal entered from where it fails.
   for (const auto& in : node.input()) {
     const infer::TensorFact* f = in.empty() ? nullptr : inference_.Find(in);
     if (f == nullptr || !f->shape) continue;
-    bool constant_dims = true, holds = false;
-    for (const auto& d : *f->shape) {
-      auto v = d ? d->AsConstant() : std::nullopt;
-      constant_dims = constant_dims && v.has_value();
-      holds = holds || v == constant;
-    }
-    if (!constant_dims || !holds) continue;
+    bool holds = false;
+    for (const auto& d : *f->shape) holds = holds || (d && d->AsConstant() == constant);
+    if (!holds) continue;
     LiteralSource found = SourceOf(g, in, constant, depth + 1);
     if (found.kind != LiteralSource::Kind::kNone) found.through.push_back(p);
     return found;
@@ -633,14 +629,11 @@ LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
   for (const auto& in : node.input()) {
     const infer::TensorFact* f = inference_.Find(in);
     if (f == nullptr || !f->shape) continue;
-    // Only an operand every dim of which is a constant can be a literal tensor.
-    bool constant_dims = true, has_value = false;
-    for (const auto& d : *f->shape) {
-      auto v = d ? d->AsConstant() : std::nullopt;
-      constant_dims = constant_dims && v.has_value();
-      has_value = has_value || v == c;
-    }
-    if (!constant_dims || !has_value) continue;
+    // An operand with the size as a constant dim may carry a literal (a mask [L, 5, 1] built
+    // from a Constant [1, 5] and a dynamic length L); SourceOf decides.
+    bool has_value = false;
+    for (const auto& d : *f->shape) has_value = has_value || (d && d->AsConstant() == c);
+    if (!has_value) continue;
     LiteralSource src = SourceOf(g, in, *c, 0);
     if (src.kind == LiteralSource::Kind::kNone) continue;
     src.consumer = r.node;
@@ -777,10 +770,20 @@ Cause Analysis::Blame(const Pin& pin) const {
                          failing->kind == RequirementKind::kInnerDim || weight_like(direct));
     cause.pattern = weight ? Pattern::kFixedByWeight : Pattern::kFoldedConstant;
     // Blame the node the literal sized (an Expand or Tile) when that is not the failing one.
-    cause.node = direct.entry >= 0 ? direct.entry : failing->node;
+    // The node where the literal entered: the Expand or Tile it sizes, else its first
+    // consumer on the way to the failure, else the failing node itself.
+    std::vector<int> path = direct.through;
+    if (direct.entry >= 0) {
+      cause.node = direct.entry;
+    } else if (!path.empty()) {
+      cause.node = path.front();
+      path.erase(path.begin());
+    } else {
+      cause.node = failing->node;
+    }
     cause.literal = direct;
     cause.chain = {cause.node};
-    cause.chain.insert(cause.chain.end(), direct.through.begin(), direct.through.end());
+    cause.chain.insert(cause.chain.end(), path.begin(), path.end());
     if (cause.node != failing->node) cause.chain.push_back(failing->node);
   }
   return cause;

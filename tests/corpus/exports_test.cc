@@ -30,7 +30,7 @@ using nlohmann::json;
 
 // Breaking models caught, as a fraction: raise it as rules are added (see docs/ground-truth.md
 // for the models still missed and why).
-constexpr double kMinRecall = 0.58;
+constexpr double kMinRecall = 0.6;
 constexpr double kMinBlameAccuracy = 0.9;
 
 // Sizes at which ONNX Runtime's output shape departs from the ONNX specification, which the
