@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "corpus/run_inputs.h"
 #include "lint/analysis.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
@@ -47,10 +48,7 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
       bool breaks = false;
       for (const auto& run : label["runs"]) {
         ++runs;
-        std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-        for (const auto& [input, dims] : run["inputs"].items()) {
-          shapes.emplace_back(input, dims.get<std::vector<int64_t>>());
-        }
+        const auto shapes = RunInputs(run["inputs"]);
         INFO("inputs " << run["inputs"].dump());
         auto binding = analysis.BindInputs(shapes);
         REQUIRE(binding.has_value());

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "corpus/run_inputs.h"
 #include "lint/analysis.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
@@ -101,10 +102,7 @@ TEST_CASE("real exports labelled by ONNX Runtime: recall, false alarms, blame", 
     Analysis analysis(**model);
     for (const auto& run : label["runs"]) {
       if (!run.contains("ort") || !run["ort"].is_object()) continue;
-      std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-      for (const auto& [input, dims] : run["inputs"].items()) {
-        shapes.emplace_back(input, dims.get<std::vector<int64_t>>());
-      }
+      const auto shapes = RunInputs(run["inputs"]);
       INFO("inputs " << run["inputs"].dump());
       auto binding = analysis.BindInputs(shapes);
       REQUIRE(binding.has_value());
