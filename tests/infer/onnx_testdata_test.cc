@@ -42,6 +42,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "infer/op_context.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 
@@ -239,17 +240,8 @@ bool IsParameter(const TensorProto& t) {
     count *= d;  // no overflow: the running count stays <= kMaxTrackedElements, or 0
     if (count > kMaxTrackedElements) return false;
   }
+  if (IsIntegerType(t.data_type())) return true;  // the engine's own notion of integer
   switch (t.data_type()) {
-    case TensorProto::INT8:
-    case TensorProto::INT16:
-    case TensorProto::INT32:
-    case TensorProto::INT64:
-    case TensorProto::UINT8:
-    case TensorProto::UINT16:
-    case TensorProto::UINT32:
-    case TensorProto::UINT64:
-    case TensorProto::BOOL:
-      return true;
     case TensorProto::FLOAT:
     case TensorProto::DOUBLE:
     case TensorProto::FLOAT16:
