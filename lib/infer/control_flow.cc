@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 #include "shapelint/ir/model.h"
 
 namespace shapelint::infer {
@@ -56,12 +57,7 @@ TensorFact Merge(const TensorFact& a, const TensorFact& b, Fresh fresh) {
 bool SameShapes(const std::vector<TensorFact>& a, const std::vector<TensorFact>& b, size_t n) {
   if (a.size() < n || b.size() < n) return false;
   for (size_t i = 0; i < n; ++i) {
-    if (!a[i].shape || !b[i].shape || a[i].shape->size() != b[i].shape->size()) return false;
-    for (size_t k = 0; k < a[i].shape->size(); ++k) {
-      const sym::MaybeExpr& x = (*a[i].shape)[k];
-      const sym::MaybeExpr& y = (*b[i].shape)[k];
-      if (!x || !y || *x != *y) return false;
-    }
+    if (!SameKnownShape(a[i], b[i])) return false;
   }
   return true;
 }

@@ -24,13 +24,7 @@ using sym::Expr;
 using sym::MaybeExpr;
 
 bool SameShape(const TensorFact& a, const TensorFact& b) {
-  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
-  for (size_t i = 0; i < a.shape->size(); ++i) {
-    const MaybeExpr& x = (*a.shape)[i];
-    const MaybeExpr& y = (*b.shape)[i];
-    if (!x || !y || !(*x == *y)) return false;
-  }
-  return a.elem_type == b.elem_type;
+  return a.elem_type == b.elem_type && SameKnownShape(a, b);
 }
 
 // A sequence as the ops see it: explicit elements (constant length) or one element that

@@ -112,6 +112,16 @@ std::optional<std::vector<MaybeExpr>> ElementValues(const OpContext& ctx, size_t
   return out;
 }
 
+bool SameKnownShape(const TensorFact& a, const TensorFact& b) {
+  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
+  for (size_t i = 0; i < a.shape->size(); ++i) {
+    const MaybeExpr& x = (*a.shape)[i];
+    const MaybeExpr& y = (*b.shape)[i];
+    if (!x || !y || *x != *y) return false;
+  }
+  return true;
+}
+
 std::optional<Element> SingleElement(const OpContext& ctx, size_t i) {
   if (!ctx.has_input(i) || !ctx.in(i).values || ctx.in(i).values->size() != 1) {
     return std::nullopt;

@@ -29,6 +29,9 @@ inline bool FailsForCertain(Relation relation, const sym::MaybeExpr& lhs,
   return l && r && !Holds(relation, *l, *r);
 }
 
+// True when both shapes are known to the last dim and equal (the same expressions).
+bool SameKnownShape(const TensorFact& a, const TensorFact& b);
+
 // `dims` with every known-negative constant made unknown: a negative size means the op fails
 // at run time, and no dim should claim a size it can never have.
 Dims WithoutNegative(Dims dims);

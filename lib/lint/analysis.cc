@@ -64,6 +64,24 @@ bool IsParameterName(const std::string& name) {
   return !after_dot && name.find("Constant") == std::string::npos;
 }
 
+// A literal that sizes an op through its values (Expand's target, Tile's repeats, Split's
+// sizes): where `origin` says it came from, with the values of `operand` when known.
+LiteralSource ShapeOperandSource(const infer::Origin& origin, const infer::TensorFact* operand) {
+  LiteralSource src;
+  src.kind = LiteralSource::Kind::kConstant;
+  src.graph = origin.graph;
+  const bool constant_node = origin.kind == infer::Origin::Kind::kConstantNode;
+  src.node = constant_node ? origin.node : -1;
+  src.name = constant_node ? origin.graph->node(origin.node).output(0) : origin.name;
+  if (operand != nullptr && operand->values) {
+    for (const auto& e : *operand->values) {
+      auto v = e.value ? e.value->AsConstant() : std::nullopt;
+      src.values.push_back(v ? *v : -1);
+    }
+  }
+  return src;
+}
+
 bool IsPool(const std::string& op) {
   return op == "AveragePool" || op == "MaxPool" || op == "LpPool";
 }
@@ -563,15 +581,7 @@ LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, i
         const infer::Origin* o = inference_.OriginOf(e.origin);
         auto v = e.value ? e.value->AsConstant() : std::nullopt;
         if (o == nullptr || !o->IsLiteral() || v != constant) continue;
-        LiteralSource lit;
-        lit.kind = LiteralSource::Kind::kConstant;
-        lit.graph = o->graph;
-        lit.node = o->kind == infer::Origin::Kind::kConstantNode ? o->node : -1;
-        lit.name = lit.node >= 0 ? o->graph->node(o->node).output(0) : o->name;
-        for (const auto& x : *operand->values) {
-          auto c = x.value ? x.value->AsConstant() : std::nullopt;
-          lit.values.push_back(c ? *c : -1);
-        }
+        LiteralSource lit = ShapeOperandSource(*o, operand);
         lit.entry = p;
         return lit;
       }
@@ -604,26 +614,19 @@ LiteralSource Analysis::LiteralSideOf(const Requirement& r) const {
   // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
   // is recorded as the requirement's origin.
   if (const infer::Origin* o = inference_.OriginOf(r.origin); o != nullptr && o->IsLiteral()) {
-    LiteralSource src;
-    src.kind = LiteralSource::Kind::kConstant;
-    src.graph = o->graph;
-    src.node = o->kind == infer::Origin::Kind::kInitializer ? -1 : o->node;
-    src.name = o->kind == infer::Origin::Kind::kConstantNode && o->graph != nullptr
-                   ? o->graph->node(o->node).output(0)
-                   : o->name;
-    src.consumer = r.node;
+    // The operand whose values carry the origin (Expand's target, Split's sizes).
+    const infer::TensorFact* operand = nullptr;
     for (const auto& in : node.input()) {
       const infer::TensorFact* f = inference_.Find(in);
       if (f == nullptr || !f->values) continue;
-      bool from_origin = false;
-      for (const auto& e : *f->values) from_origin = from_origin || e.origin == r.origin;
-      if (!from_origin) continue;
-      for (const auto& e : *f->values) {
-        auto v = e.value ? e.value->AsConstant() : std::nullopt;
-        src.values.push_back(v ? *v : -1);
+      if (std::any_of(f->values->begin(), f->values->end(),
+                      [&](const infer::Element& e) { return e.origin == r.origin; })) {
+        operand = f;
+        break;
       }
-      break;
     }
+    LiteralSource src = ShapeOperandSource(*o, operand);
+    src.consumer = r.node;
     if (o->kind != infer::Origin::Kind::kAttribute) return src;
   }
   for (const auto& in : node.input()) {
