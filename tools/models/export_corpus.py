@@ -547,13 +547,10 @@ def input_axes(model):
     return res
 
 
-def suspects(model, e):
-    """Hint for the hand-made 'responsible' list: nodes that take a constant
-    (Constant node or inline initializer) holding an export size of a dynamic
-    axis (> 1) as a value or as a dimension, and pooling nodes."""
-    sizes = {d for n in e["inputs"] for ax, d in enumerate(e["shapes"][n])
-             if ax in e["dynamic"].get(n, []) and d > 1}
-    g = model.graph
+def constant_values(g, external_dims=False):
+    """Values of the Constant nodes and inline initializers of graph g, by name.  With
+    external_dims, initializers stored externally (graph-only copies) are included as zero
+    arrays of their dims, which is all there is of them."""
     consts = {}
     for n in g.node:
         if n.op_type == "Constant":
@@ -563,8 +560,19 @@ def suspects(model, e):
     for t in g.initializer:
         if t.data_location != onnx.TensorProto.EXTERNAL:
             consts[t.name] = onnx.numpy_helper.to_array(t)
-        else:  # graph-only copy: the dims are all there is
+        elif external_dims:
             consts[t.name] = np.broadcast_to(np.float32(0), tuple(t.dims))
+    return consts
+
+
+def suspects(model, e):
+    """Hint for the hand-made 'responsible' list: nodes that take a constant
+    (Constant node or inline initializer) holding an export size of a dynamic
+    axis (> 1) as a value or as a dimension, and pooling nodes."""
+    sizes = {d for n in e["inputs"] for ax, d in enumerate(e["shapes"][n])
+             if ax in e["dynamic"].get(n, []) and d > 1}
+    g = model.graph
+    consts = constant_values(g, external_dims=True)
     out = []
     for n in g.node:
         why = []
@@ -589,15 +597,7 @@ def named_graph(model):
     """onnx.helper.printable_graph with each node's name, and the values of
     small constants (Constant nodes, inline initializers) it reads."""
     g = model.graph
-    consts = {}
-    for n in g.node:
-        if n.op_type == "Constant":
-            for att in n.attribute:
-                if att.name == "value":
-                    consts[n.output[0]] = onnx.numpy_helper.to_array(att.t)
-    for t in g.initializer:
-        if t.data_location != onnx.TensorProto.EXTERNAL:
-            consts[t.name] = onnx.numpy_helper.to_array(t)
+    consts = constant_values(g)
     lines = [onnx.helper.printable_graph(g), "nodes by name:"]
     for n in g.node:
         if n.op_type == "Constant":
