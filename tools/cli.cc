@@ -422,17 +422,14 @@ int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostre
       failed = true;
       continue;
     }
-    for (const auto& [text, spec] : specs) {
-      auto result = lint::Probe(**model, spec, text);
-      if (!result.ok()) {
-        r.error = absl::StrCat("--dims '", text, "': ", result.status().message());
-        r.probes.clear();
-        failed = true;
-        break;
-      }
-      breaks = breaks || result->breaks;
-      r.probes.push_back(*std::move(result));
+    auto results = lint::Probe(**model, specs);
+    if (!results.ok()) {
+      r.error = std::string(results.status().message());
+      failed = true;
+      continue;
     }
+    for (const lint::ProbeResult& p : *results) breaks = breaks || p.breaks;
+    r.probes = *std::move(results);
   }
   if (format == Format::kJson) {
     report::WriteProbeJson(reports, out);

@@ -71,9 +71,10 @@ absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text) {
   return spec;
 }
 
-absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
-                                  std::string spec_text) {
-  Analysis analysis(model);
+namespace {
+
+absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& spec,
+                                     std::string spec_text) {
   const std::vector<std::string> symbols = analysis.inference().InputSymbols();
   const std::set<std::string> known(symbols.begin(), symbols.end());
   sym::Binding binding;
@@ -138,6 +139,23 @@ absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
     result.at = analysis.Evaluate(binding);
   }
   return result;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ProbeResult>> Probe(
+    const ir::Model& model, const std::vector<std::pair<std::string, ProbeSpec>>& probes) {
+  const Analysis analysis(model);
+  std::vector<ProbeResult> results;
+  for (const auto& [text, spec] : probes) {
+    auto result = ProbeOne(analysis, spec, text);
+    if (!result.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("probe '", text, "': ", result.status().message()));
+    }
+    results.push_back(*std::move(result));
+  }
+  return results;
 }
 
 }  // namespace shapelint::lint

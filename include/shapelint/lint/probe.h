@@ -46,10 +46,12 @@ struct ProbeResult {
   std::vector<std::pair<int64_t, int64_t>> failing;
 };
 
-// Evaluates `model` at `spec`; an error names a symbol or input the model does not have, or a
-// shape that contradicts the input's rank or static dims.
-absl::StatusOr<ProbeResult> Probe(const ir::Model& model, const ProbeSpec& spec,
-                                  std::string spec_text);
+// Evaluates `model` at each probe: its text as given (kept in the result) and its parsed form.
+// The model is analysed once for all of them. An error names the first probe that does not fit
+// the model: a symbol or input it does not have, or a shape that contradicts an input's rank
+// or static dims.
+absl::StatusOr<std::vector<ProbeResult>> Probe(
+    const ir::Model& model, const std::vector<std::pair<std::string, ProbeSpec>>& probes);
 
 }  // namespace shapelint::lint
 
