@@ -13,7 +13,7 @@ namespace {
 
 std::string DimsText(const std::vector<sym::MaybeExpr>& dims) {
   std::vector<std::string> parts;
-  for (const auto& d : dims) parts.push_back(d ? d->ToString() : "?");
+  for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }
 

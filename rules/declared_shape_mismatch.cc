@@ -20,11 +20,11 @@ class DeclaredShapeMismatch : public Rule {
       for (const Pin* pin : cause.pins) {
         const infer::Requirement& r = *pin->requirement;
         if (r.kind != infer::RequirementKind::kDeclaredShape) continue;
-        std::string message =
-            absl::StrCat(r.what, ", but the graph computes ", r.lhs.ToString(),
-                         pin->always_false ? " at every size"
-                                           : absl::StrCat(" (equal only where ", r.lhs.ToString(),
-                                                          " == ", r.rhs.ToString(), ")"));
+        std::string message = absl::StrCat(
+            r.what, ", but the graph computes ", r.lhs.ToString(kMaxExprText),
+            pin->always_false ? " at every size"
+                              : absl::StrCat(" (equal only where ", r.lhs.ToString(kMaxExprText),
+                                             " == ", r.rhs.ToString(kMaxExprText), ")"));
         Finding f = FindingFor(analysis, cause, r.node, std::move(message));
         f.attribute = absl::StrCat("output '", r.value, "' axis ", r.axis);
         f.fix =

@@ -53,6 +53,12 @@ Options:
   --select RULES      Run only these rules: a comma-separated list of codes
                       or names (SL001,baked-pool-kernel); may be repeated.
                       Default: every rule.
+  --export-dims SIZES The sizes the model was exported at (the example input
+                      given to the exporter), in --dims syntax without ranges:
+                      x=2x3x224x224 or batch=2,height=224. Literals equal to a
+                      size derived from them are then reported too (SL007,
+                      SL008): a Slice end of height // 2, a Gather of the
+                      last row, a mean divided by the example width.
   --color WHEN        Colour the text report: 'auto' (default; only when
                       standard output is a terminal and NO_COLOR is unset),
                       'always' or 'never'.
@@ -95,6 +101,7 @@ struct Options {
   lint::Severity fail_on = lint::Severity::kError;
   ColorMode color = ColorMode::kAuto;
   std::vector<std::string> select;  // rule codes, validated
+  std::optional<lint::ProbeSpec> export_dims;
   bool list_rules = false;
   std::vector<std::string> models;
 };
@@ -151,6 +158,18 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
     } else {
       return invalid("auto, always or never");
     }
+  } else if (option == "--export-dims") {
+    absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(value);
+    if (!spec.ok()) {
+      return UsageError{absl::StrCat(spec.status().message(), " in --export-dims '", value, "'")};
+    }
+    if (spec->range_symbol) {
+      return UsageError{absl::StrCat("--export-dims takes sizes, not a range: '", value, "'")};
+    }
+    // Repeated --export-dims add up, for models with several inputs.
+    if (!options.export_dims) options.export_dims = lint::ProbeSpec{};
+    for (auto& s : spec->sizes) options.export_dims->sizes.push_back(std::move(s));
+    for (auto& s : spec->shapes) options.export_dims->shapes.push_back(std::move(s));
   } else if (option == "--select") {
     for (absl::string_view piece : absl::StrSplit(value, ',')) {
       std::string item(absl::StripAsciiWhitespace(piece));
@@ -171,7 +190,7 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
 
 bool TakesValue(const std::string& option) {
   return option == "--format" || option == "--fail-on" || option == "--select" ||
-         option == "--color";
+         option == "--color" || option == "--export-dims";
 }
 
 void ListRules(std::ostream& out) {
@@ -203,7 +222,12 @@ report::ModelResult LintOne(const std::string& path, const lint::LintOptions& li
       result.error = WithoutSource(model.status().message(), path == "-" ? "<stdin>" : path);
       return result;
     }
-    result.findings = lint::Lint(**model, lint_options);
+    absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(**model, lint_options);
+    if (!findings.ok()) {
+      result.error = std::string(findings.status().message());
+      return result;
+    }
+    result.findings = *std::move(findings);
   } catch (const std::bad_alloc&) {
     result.error = "out of memory";
   } catch (const std::exception& e) {
@@ -278,6 +302,7 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
 
   lint::LintOptions lint_options;
   lint_options.select = options.select;
+  lint_options.export_dims = options.export_dims;
   std::vector<report::ModelResult> results;
   results.reserve(options.models.size());
   bool load_failed = false;

@@ -296,16 +296,21 @@ void InferTopK(OpContext& ctx) {
   if (!axis) return;
   // k: an attribute before opset 10, a one-element input since.
   MaybeExpr k;
+  OriginId k_origin = kNoOrigin;
   if (ctx.opset() < 10) {
     if (auto a = ctx.AttrInt("k")) k = Expr::Constant(*a);
   } else if (auto e = SingleElement(ctx, 1)) {
     k = e->value;
+    k_origin = e->origin;
   }
   if (ConstantBelow(k, 0)) return;  // invalid
   if (!k) {
     k = ctx.FreshSymbol("k");
   } else if (FailsForCertain(Relation::kEqual, k, sym::Min(k, (*x.shape)[*axis]))) {
     k = std::nullopt;  // k larger than the axis fails at run time
+  } else {
+    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, (*x.shape)[*axis], k,
+                absl::StrCat("TopK k on axis ", *axis), k_origin, *axis);
   }
   Dims out = *x.shape;
   out[*axis] = k;

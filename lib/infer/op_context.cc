@@ -35,6 +35,8 @@ bool Holds(Relation relation, int64_t lhs, int64_t rhs) {
       return lhs == rhs || lhs == 1 || rhs == 1;
     case Relation::kDivisible:
       return rhs != 0 && lhs % rhs == 0;
+    case Relation::kAtLeast:
+      return lhs >= rhs;
   }
   return false;
 }

@@ -63,6 +63,31 @@ void InferShape(OpContext& ctx) {
   y.values = std::move(vals);
 }
 
+// Literal indices must address the axis: x[:, 4] needs at least 5 rows, x[:, -2] at least 2.
+// Only the extreme indices matter, so at most two requirements.
+void RequireIndicesInRange(OpContext& ctx, const std::optional<std::vector<int64_t>>& idx,
+                           const MaybeExpr& dim, int64_t axis) {
+  if (!idx || idx->empty() || !ctx.in(1).values) return;
+  const auto& elements = *ctx.in(1).values;
+  size_t high = idx->size(), low = idx->size();  // positions of the largest and most negative
+  for (size_t i = 0; i < idx->size(); ++i) {
+    const int64_t v = (*idx)[i];
+    if (v >= 0 && (high == idx->size() || v > (*idx)[high])) high = i;
+    if (v < 0 && (low == idx->size() || v < (*idx)[low])) low = i;
+  }
+  if (high < idx->size() && (*idx)[high] < INT64_MAX) {
+    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
+                Expr::Constant((*idx)[high] + 1),
+                absl::StrCat("Gather index ", (*idx)[high], " on axis ", axis),
+                elements[high].origin, axis);
+  }
+  if (low < idx->size() && (*idx)[low] > INT64_MIN) {
+    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim, Expr::Constant(-(*idx)[low]),
+                absl::StrCat("Gather index ", (*idx)[low], " on axis ", axis), elements[low].origin,
+                axis);
+  }
+}
+
 void InferGather(OpContext& ctx) {
   const TensorFact& data = ctx.in(0);
   const TensorFact& indices = ctx.in(1);
@@ -75,8 +100,9 @@ void InferGather(OpContext& ctx) {
   out.insert(out.end(), indices.shape->begin(), indices.shape->end());
   out.insert(out.end(), data.shape->begin() + *axis + 1, data.shape->end());
   y.shape = out;
-  // Values: gathering from a 1-D tensor (the Shape -> Gather idiom) or a scalar-indexed row.
   auto idx = ctx.ConstInts(1);
+  RequireIndicesInRange(ctx, idx, (*data.shape)[*axis], *axis);
+  // Values: gathering from a 1-D tensor (the Shape -> Gather idiom) or a scalar-indexed row.
   if (!data.values || !idx || data.rank() != 1) return;
   const int64_t n = static_cast<int64_t>(data.values->size());
   std::vector<Element> vals;
@@ -275,28 +301,37 @@ void InferSlice(OpContext& ctx) {
     out[axis] = SliceLength((*x.shape)[axis], (*starts)[i], (*ends)[i], steps[i]);
   }
   y.shape = out;
-  // Values of a 1-D tensor sliced with constant bounds (shape-tensor slicing).
-  if (!x.values || x.rank() != 1 || axes->size() != 1) return;
-  const int64_t n = static_cast<int64_t>(x.values->size());
-  auto s = (*starts)[0] ? (*starts)[0]->AsConstant() : std::nullopt;
-  auto e = (*ends)[0] ? (*ends)[0]->AsConstant() : std::nullopt;
-  if (!s || !e) return;
-  const int64_t step = steps[0];
-  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
-    if (v < 0) v = v <= -kSliceToEnd ? lo : v + n;
-    return std::clamp<int64_t>(v, lo, hi);
-  };
-  std::vector<Element> vals;
-  if (step > 0) {
-    for (int64_t i = clamp(*s, 0, n), end = clamp(*e, 0, n); i < end; i += step) {
-      vals.push_back((*x.values)[i]);
-    }
-  } else {
-    for (int64_t i = clamp(*s, -1, n - 1), end = clamp(*e, -1, n - 1); i > end; i += step) {
-      vals.push_back((*x.values)[i]);
-    }
+  // Values of a small tensor with static dims sliced with constant bounds: shape-tensor
+  // slicing, and the row reversal torch applies to Pad's pads.
+  auto dims = StaticDimsWithValues(x);
+  if (!dims) return;
+  // The indices each axis keeps, in order.
+  std::vector<std::vector<int64_t>> kept(dims->size());
+  for (size_t a = 0; a < dims->size(); ++a) {
+    for (int64_t i = 0; i < (*dims)[a]; ++i) kept[a].push_back(i);
   }
-  y.values = std::move(vals);
+  for (size_t k = 0; k < axes->size(); ++k) {
+    const int64_t axis = *NormalizeAxis((*axes)[k], x.rank());
+    const int64_t n = (*dims)[axis];
+    auto s = (*starts)[k] ? (*starts)[k]->AsConstant() : std::nullopt;
+    auto e = (*ends)[k] ? (*ends)[k]->AsConstant() : std::nullopt;
+    if (!s || !e) return;
+    const int64_t step = steps[k];
+    auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+      if (v < 0) v = v <= -kSliceToEnd ? lo : v + n;
+      return std::clamp<int64_t>(v, lo, hi);
+    };
+    std::vector<int64_t> idx;
+    if (step > 0) {
+      for (int64_t i = clamp(*s, 0, n), end = clamp(*e, 0, n); i < end; i += step) idx.push_back(i);
+    } else {
+      for (int64_t i = clamp(*s, -1, n - 1), end = clamp(*e, -1, n - 1); i > end; i += step) {
+        idx.push_back(i);
+      }
+    }
+    kept[axis] = std::move(idx);
+  }
+  y.values = GatherIndices(*x.values, *dims, kept);
 }
 
 void InferReshape(OpContext& ctx) {
@@ -397,7 +432,31 @@ void InferTranspose(OpContext& ctx) {
     out.push_back((*x.shape)[*axis]);
   }
   y.shape = std::move(out);
-  if (x.rank() <= 1) y.values = x.values;
+  if (x.rank() <= 1) {
+    y.values = x.values;
+    return;
+  }
+  // Small tensors with static dims (torch transposes Pad's pads): permute the elements.
+  auto dims = StaticDimsWithValues(x);
+  if (!dims) return;
+  std::vector<int64_t> out_dims, strides(dims->size(), 1);
+  for (int64_t a = x.rank() - 2; a >= 0; --a) strides[a] = strides[a + 1] * (*dims)[a + 1];
+  for (int64_t p : perm) out_dims.push_back((*dims)[*NormalizeAxis(p, x.rank())]);
+  std::vector<Element> vals;
+  vals.reserve(x.values->size());
+  std::vector<int64_t> index(out_dims.size(), 0);
+  for (size_t flat = 0; flat < x.values->size(); ++flat) {
+    int64_t source = 0;
+    for (size_t a = 0; a < index.size(); ++a) {
+      source += index[a] * strides[*NormalizeAxis(perm[a], x.rank())];
+    }
+    vals.push_back((*x.values)[source]);
+    for (int64_t a = static_cast<int64_t>(index.size()) - 1; a >= 0; --a) {
+      if (++index[a] < out_dims[a]) break;
+      index[a] = 0;
+    }
+  }
+  y.values = std::move(vals);
 }
 
 }  // namespace shapelint::infer

@@ -147,13 +147,56 @@ std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i) {
   return (*f.shape)[0]->AsConstant();
 }
 
-std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i) {
-  if (!ctx.has_input(i)) return std::nullopt;
-  if (auto ints = ctx.ConstInts(i)) {
-    return std::vector<double>(ints->begin(), ints->end());
+std::optional<std::vector<int64_t>> StaticDims(const Dims& dims) {
+  std::vector<int64_t> out;
+  int64_t count = 1;
+  for (const auto& d : dims) {
+    auto c = d ? d->AsConstant() : std::nullopt;
+    if (!c || *c < 0) return std::nullopt;
+    out.push_back(*c);
+    count *= std::min<int64_t>(*c, kMaxTrackedElements + 1);
+    if (count > kMaxTrackedElements) return std::nullopt;
   }
-  const std::string& name = ctx.node().input(static_cast<int>(i));
-  for (const ir::Graph* g = &ctx.graph(); g != nullptr; g = g->parent()) {
+  return out;
+}
+
+std::optional<std::vector<int64_t>> StaticDimsWithValues(const TensorFact& fact) {
+  if (!fact.shape || !fact.values) return std::nullopt;
+  auto dims = StaticDims(*fact.shape);
+  if (!dims) return std::nullopt;
+  int64_t count = 1;
+  for (int64_t d : *dims) count *= d;
+  if (count != static_cast<int64_t>(fact.values->size())) return std::nullopt;
+  return dims;
+}
+
+std::vector<Element> GatherIndices(const std::vector<Element>& values,
+                                   const std::vector<int64_t>& dims,
+                                   const std::vector<std::vector<int64_t>>& kept) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t a = static_cast<int64_t>(dims.size()) - 2; a >= 0; --a) {
+    strides[a] = strides[a + 1] * dims[a + 1];
+  }
+  std::vector<Element> out;
+  for (const auto& k : kept) {
+    if (k.empty()) return out;
+  }
+  std::vector<size_t> pos(kept.size(), 0);
+  while (true) {
+    int64_t source = 0;
+    for (size_t a = 0; a < kept.size(); ++a) source += kept[a][pos[a]] * strides[a];
+    out.push_back(values[source]);
+    int64_t a = static_cast<int64_t>(kept.size()) - 1;
+    for (; a >= 0; --a) {
+      if (++pos[a] < kept[a].size()) break;
+      pos[a] = 0;
+    }
+    if (a < 0) return out;
+  }
+}
+
+std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, const std::string& name) {
+  for (const ir::Graph* g = &graph; g != nullptr; g = g->parent()) {
     if (const TensorProto* t = g->Initializer(name)) return ReadFloatTensor(*t);
     int p = g->Producer(name);
     if (p < 0) continue;
@@ -173,6 +216,14 @@ std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i) {
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i) {
+  if (!ctx.has_input(i)) return std::nullopt;
+  if (auto ints = ctx.ConstInts(i)) {
+    return std::vector<double>(ints->begin(), ints->end());
+  }
+  return ConstantFloats(ctx.graph(), ctx.node().input(static_cast<int>(i)));
 }
 
 std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {

@@ -68,6 +68,19 @@ std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i);
 // Constant values of a float (or integer) input `i`: integer values the engine tracks, or the
 // data of an initializer or Constant node that produces it (float and double tensors).
 std::optional<std::vector<double>> ConstFloats(const OpContext& ctx, size_t i);
+// The dims when every one is a constant, and the tensor is small enough for its values to be
+// tracked (at most kMaxTrackedElements elements).
+std::optional<std::vector<int64_t>> StaticDims(const Dims& dims);
+// StaticDims of a fact whose values are tracked and agree with them in number.
+std::optional<std::vector<int64_t>> StaticDimsWithValues(const TensorFact& fact);
+// The elements of a row-major tensor of `dims` at the cross product of `kept` (per axis, the
+// indices kept, in order): what Slice and Gather with constant indices select.
+std::vector<Element> GatherIndices(const std::vector<Element>& values,
+                                   const std::vector<int64_t>& dims,
+                                   const std::vector<std::vector<int64_t>>& kept);
+// The data of the float or double initializer or Constant node named `name`, as seen from
+// `graph` (enclosing graphs included).
+std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, const std::string& name);
 
 // Normalises each axis against `rank`; nullopt when one is out of range or repeated.
 std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank);

@@ -111,6 +111,8 @@ std::string DescribeFailure(const Requirement& r, int64_t lhs, int64_t rhs) {
       return absl::StrCat(r.what, ": ", lhs, " and ", rhs, " do not broadcast");
     case Relation::kDivisible:
       return absl::StrCat(r.what, ": ", lhs, " is not divisible by ", rhs);
+    case Relation::kAtLeast:
+      return absl::StrCat(r.what, ": the dim is ", lhs, ", it must be at least ", rhs);
   }
   return r.what;
 }
@@ -451,6 +453,58 @@ std::optional<Counterexample> Analysis::CounterexampleFor(
   const bool unsolvable = std::any_of(symbols.begin(), symbols.end(),
                                       [&](const std::string& s) { return unsolved_.contains(s); });
   if (unsolvable) return CounterexampleAt(witness_);
+  return std::nullopt;
+}
+
+bool Analysis::FixedByWeight(const std::string& symbol) const {
+  for (const Cause& c : causes_) {
+    if (c.pattern != Pattern::kFixedByWeight ||
+        !std::binary_search(c.symbols.begin(), c.symbols.end(), symbol)) {
+      continue;
+    }
+    for (const SymbolRange& r : WitnessFor({symbol}).ranges) {
+      if (r.symbol == symbol && r.min && r.max && *r.min == *r.max) return true;
+    }
+  }
+  return false;
+}
+
+std::optional<Counterexample> Analysis::FailureNearExample(const std::vector<std::string>& symbols,
+                                                           const ir::Graph& graph, int node) const {
+  // Nodes the literal's effect can reach: a failure elsewhere has another cause.
+  absl::flat_hash_set<int> downstream{node};
+  std::deque<int> queue{node};
+  while (!queue.empty()) {
+    const int n = queue.front();
+    queue.pop_front();
+    for (const auto& out : graph.node(n).output()) {
+      for (int c : graph.Consumers(out)) {
+        if (downstream.insert(c).second) queue.push_back(c);
+      }
+    }
+  }
+  sym::Binding base = witness_;
+  for (const auto& [s, v] : example_.values()) base.Set(s, v);
+  for (const auto& s : symbols) {
+    const auto d = example_.Get(s);
+    if (!d) continue;
+    for (int64_t v : {*d - 1, *d + 1, *d / 2, 2 * *d}) {
+      if (v < 1 || v == *d) continue;
+      sym::Binding b = base;
+      b.Set(s, v);
+      auto failure = FirstFailure(b);
+      // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too.
+      if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
+          failure->requirement->relation == Relation::kDivisible) {
+        continue;
+      }
+      if (failure->requirement->graph != &graph ||
+          !downstream.contains(failure->requirement->node)) {
+        continue;
+      }
+      return CounterexampleAt(b);
+    }
+  }
   return std::nullopt;
 }
 

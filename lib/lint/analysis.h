@@ -15,9 +15,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/probe.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
@@ -90,6 +92,18 @@ class Analysis {
   std::optional<sym::Binding> BindInputs(
       const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const;
 
+  // The sizes the model was exported at, when the user gives them (only the symbols given).
+  // Literals that equal a size derived from them are findings of their own (SL007, SL008).
+  const sym::Binding& example() const { return example_; }
+  bool has_example() const { return !example_.values().empty(); }
+  void SetExample(sym::Binding example) { example_ = std::move(example); }
+  // True when a weight's shape fixes `symbol` to one size (SL004's finding).
+  bool FixedByWeight(const std::string& symbol) const;
+  // A binding at the example sizes, moving one of `symbols` to a nearby size (one less, one
+  // more, half, double), at which the graph fails at `node` or downstream of it.
+  std::optional<Counterexample> FailureNearExample(const std::vector<std::string>& symbols,
+                                                   const ir::Graph& graph, int node) const;
+
   NodeRef Ref(const ir::Graph& graph, int node) const;
   // Concrete dims of `value` under `binding`; nullopt if any dim is unknown there.
   std::optional<std::vector<int64_t>> ShapeAt(std::string_view value,
@@ -131,11 +145,16 @@ class Analysis {
   std::vector<const infer::Requirement*> constraints_;
   sym::Binding witness_;
   bool witness_found_ = true;
+  sym::Binding example_;
   absl::flat_hash_set<std::string> unsolved_;  // symbols of groups without a witness
   // Ranges are asked for repeatedly (witness, counterexample, blame) and the witness is fixed.
   mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>> range_cache_;
   std::vector<Cause> causes_;
 };
+
+// The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error
+// naming a symbol or input the model does not have.
+absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec);
 
 // How to describe a failure of `requirement` with these concrete sides.
 std::string DescribeFailure(const infer::Requirement& requirement, int64_t lhs, int64_t rhs);

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
 #include "lint/rule.h"
 
@@ -43,8 +44,18 @@ const std::vector<RuleInfo>& AllRules() {
   return *infos;
 }
 
-std::vector<Finding> Lint(const ir::Model& model, const LintOptions& options) {
+absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options) {
   Analysis analysis(model);
+  if (options.export_dims) {
+    if (options.export_dims->range_symbol) {
+      return absl::InvalidArgumentError("export dims: a size, not a range");
+    }
+    auto example = BindSizes(analysis, *options.export_dims);
+    if (!example.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("export dims: ", example.status().message()));
+    }
+    analysis.SetExample(*std::move(example));
+  }
   std::vector<Finding> findings;
   for (const RuleEntry& e : Registry()) {
     if (!Selected(e.info, options)) continue;

@@ -71,14 +71,10 @@ absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text) {
   return spec;
 }
 
-namespace {
-
-absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& spec,
-                                     std::string spec_text) {
+absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec) {
   const std::vector<std::string> symbols = analysis.inference().InputSymbols();
   const std::set<std::string> known(symbols.begin(), symbols.end());
   sym::Binding binding;
-  std::set<std::string> given;
   if (!spec.shapes.empty()) {
     auto bound = analysis.BindInputs(spec.shapes);
     if (!bound) {
@@ -87,7 +83,6 @@ absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& 
           "that differs)");
     }
     binding = *bound;
-    for (const auto& [s, v] : binding.values()) given.insert(s);
   }
   auto check = [&](const std::string& s) -> absl::Status {
     if (known.contains(s)) return absl::OkStatus();
@@ -99,12 +94,24 @@ absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& 
   for (const auto& [s, v] : spec.sizes) {
     if (auto st = check(s); !st.ok()) return st;
     binding.Set(s, v);
-    given.insert(s);
   }
   if (spec.range_symbol) {
     if (auto st = check(*spec.range_symbol); !st.ok()) return st;
-    given.insert(*spec.range_symbol);
   }
+  return binding;
+}
+
+namespace {
+
+absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& spec,
+                                     std::string spec_text) {
+  const std::vector<std::string> symbols = analysis.inference().InputSymbols();
+  auto bound = BindSizes(analysis, spec);
+  if (!bound.ok()) return bound.status();
+  sym::Binding binding = *std::move(bound);
+  std::set<std::string> given;
+  for (const auto& [s, v] : binding.values()) given.insert(s);
+  if (spec.range_symbol) given.insert(*spec.range_symbol);
   ProbeResult result;
   result.spec = std::move(spec_text);
   for (const auto& s : symbols) {

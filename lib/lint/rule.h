@@ -13,6 +13,10 @@
 
 namespace shapelint::lint {
 
+// Longest expression a finding spells out: expressions share subexpressions and can print
+// far longer than they are.
+inline constexpr size_t kMaxExprText = 120;
+
 class Rule {
  public:
   explicit Rule(const RuleInfo& info) : info_(info) {}

@@ -450,7 +450,7 @@ std::optional<Wide> EvalPoly(const ExprNode* p, const Binding& binding, EvalMemo
 // ---------------------------------------------------------------------------------------------
 // Printing.
 
-void AppendPoly(const ExprNode* p, std::string* out);
+void AppendPoly(const ExprNode* p, size_t limit, std::string* out);
 
 void AppendName(std::string_view name, std::string* out) {
   if (IsIdentifier(name)) {
@@ -472,7 +472,9 @@ void AppendName(std::string_view name, std::string* out) {
   out->push_back('"');
 }
 
-void AppendAtom(const ExprNode* a, std::string* out) {
+void AppendAtom(const ExprNode* a, size_t limit, std::string* out) {
+  // Past the limit the text is cut anyway: stop, so that a deeply shared DAG costs no more.
+  if (out->size() > limit) return;
   switch (a->kind) {
     case NodeKind::kSymbol:
       AppendName(a->name, out);
@@ -481,7 +483,7 @@ void AppendAtom(const ExprNode* a, std::string* out) {
       // A lone monomial needs no parentheses: "floor(s / 2)", "floor(2*s / 3)".
       bool parens = a->numerator->terms.size() + (a->numerator->constant != 0 ? 1 : 0) > 1;
       out->append(parens ? "floor((" : "floor(");
-      AppendPoly(a->numerator, out);
+      AppendPoly(a->numerator, limit, out);
       absl::StrAppend(out, parens ? ") / " : " / ", a->divisor, ")");
       return;
     }
@@ -490,7 +492,7 @@ void AppendAtom(const ExprNode* a, std::string* out) {
       out->append(a->kind == NodeKind::kMin ? "min(" : "max(");
       for (size_t i = 0; i < a->args.size(); ++i) {
         if (i > 0) out->append(", ");
-        AppendPoly(a->args[i], out);
+        AppendPoly(a->args[i], limit, out);
       }
       out->push_back(')');
       return;
@@ -500,17 +502,18 @@ void AppendAtom(const ExprNode* a, std::string* out) {
   }
 }
 
-void AppendMonomial(const Monomial& m, std::string* out) {
+void AppendMonomial(const Monomial& m, size_t limit, std::string* out) {
   for (size_t i = 0; i < m.size(); ++i) {
     if (i > 0) out->push_back('*');
-    AppendAtom(m[i].atom, out);
+    AppendAtom(m[i].atom, limit, out);
     if (m[i].exponent > 1) absl::StrAppend(out, "^", m[i].exponent);
   }
 }
 
 // Appends one summand. `first` decides between a leading "-" and a separating " + " / " - ".
 // `monomial` is null for the constant term.
-void AppendSummand(int64_t coeff, const Monomial* monomial, bool first, std::string* out) {
+void AppendSummand(int64_t coeff, const Monomial* monomial, bool first, size_t limit,
+                   std::string* out) {
   bool negative = coeff < 0;
   if (first) {
     if (negative) out->push_back('-');
@@ -525,9 +528,9 @@ void AppendSummand(int64_t coeff, const Monomial* monomial, bool first, std::str
       out->append("9223372036854775807 - 1");
     } else {
       out->append("9223372036854775807*");
-      AppendMonomial(*monomial, out);
+      AppendMonomial(*monomial, limit, out);
       out->append(" - ");
-      AppendMonomial(*monomial, out);
+      AppendMonomial(*monomial, limit, out);
     }
     return;
   }
@@ -536,16 +539,17 @@ void AppendSummand(int64_t coeff, const Monomial* monomial, bool first, std::str
     return;
   }
   if (magnitude != 1) absl::StrAppend(out, magnitude, "*");
-  AppendMonomial(*monomial, out);
+  AppendMonomial(*monomial, limit, out);
 }
 
-void AppendPoly(const ExprNode* p, std::string* out) {
+void AppendPoly(const ExprNode* p, size_t limit, std::string* out) {
   bool first = true;
   for (const Term& t : p->terms) {
-    AppendSummand(t.coeff, &t.monomial, first, out);
+    if (out->size() > limit) return;
+    AppendSummand(t.coeff, &t.monomial, first, limit, out);
     first = false;
   }
-  if (p->constant != 0 || first) AppendSummand(p->constant, nullptr, first, out);
+  if (p->constant != 0 || first) AppendSummand(p->constant, nullptr, first, limit, out);
 }
 
 void CollectSymbols(const ExprNode* n, absl::flat_hash_set<const ExprNode*>& seen,
@@ -668,9 +672,28 @@ std::optional<int64_t> Expr::Evaluate(const Binding& binding) const {
   return Narrow(*v);
 }
 
+bool Expr::IsPolynomial() const {
+  for (const Term& t : node_->terms) {
+    for (const Factor& f : t.monomial) {
+      if (f.atom->kind != NodeKind::kSymbol) return false;
+    }
+  }
+  return true;
+}
+
 std::string Expr::ToString() const {
   std::string out;
-  AppendPoly(node_, &out);
+  AppendPoly(node_, SIZE_MAX, &out);
+  return out;
+}
+
+std::string Expr::ToString(size_t max_chars) const {
+  std::string out;
+  AppendPoly(node_, max_chars, &out);
+  if (out.size() > max_chars) {
+    out.resize(max_chars);
+    out.append("...");
+  }
   return out;
 }
 

@@ -37,7 +37,9 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
       std::set<std::string> expected, actual;
       for (const auto& f : label["findings"]) expected.insert(f.get<std::string>());
       bool has_error = false;
-      for (const Finding& f : Lint(**model)) {
+      auto findings = Lint(**model);
+      REQUIRE(findings.ok());
+      for (const Finding& f : *findings) {
         actual.insert(
             absl::StrCat(std::string(SeverityName(f.severity)), " ", f.rule, " ", f.node.name));
         has_error = has_error || f.severity == Severity::kError;

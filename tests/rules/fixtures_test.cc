@@ -5,6 +5,7 @@
 //   # expect-text: <text>                  appears in a finding's message, witness or notes
 //   # expect-output: <value> [dims] declared [dims]
 //                                          the counterexample evaluates that graph output
+//   # export-dims: <sizes>                 lint as with --export-dims <sizes>
 // The findings must match the expect lines exactly: nothing missing, nothing extra.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -32,6 +33,7 @@ struct Expectations {
   std::set<std::string> findings;  // "error SL001 y"
   std::vector<std::string> texts;
   std::vector<std::string> outputs;  // "y [2, 3, 3, 4] declared [2, 3, 2, 3]"
+  std::string export_dims;
   bool none = false;
 };
 
@@ -51,6 +53,8 @@ Expectations ReadExpectations(const fs::path& path) {
       e.texts.emplace_back(l);
     } else if (absl::ConsumePrefix(&l, "# expect-output: ")) {
       e.outputs.emplace_back(l);
+    } else if (absl::ConsumePrefix(&l, "# export-dims: ")) {
+      e.export_dims = std::string(l);
     }
   }
   return e;
@@ -103,7 +107,15 @@ TEST_CASE("every rule fixture gives exactly the findings it expects", "[rules]")
       REQUIRE((expected.none || !expected.findings.empty()));
       auto model = ir::LoadModel(file.string());
       REQUIRE(model.ok());
-      std::vector<Finding> findings = Lint(**model);
+      LintOptions options;
+      if (!expected.export_dims.empty()) {
+        auto spec = ParseProbeSpec(expected.export_dims);
+        REQUIRE(spec.ok());
+        options.export_dims = *spec;
+      }
+      auto linted = Lint(**model, options);
+      REQUIRE(linted.ok());
+      const std::vector<Finding>& findings = *linted;
 
       std::set<std::string> actual;
       std::string text;

@@ -259,6 +259,28 @@ TEST_CASE("cli: --select runs only the rules it names", "[cli]") {
   CHECK(o.out == "0 errors, 0 warnings in 1 model\n");
 }
 
+TEST_CASE("cli: --export-dims reports literals equal to sizes of the example", "[cli]") {
+  const std::string model =
+      SHAPELINT_SOURCE_DIR "/tests/rules/SL007/slice_half_width_no_export_dims.onnxtxt";
+  CHECK(RunCli({"--fail-on", "warning", model}).code == kExitClean);
+  Outcome o = RunCli({"--fail-on", "warning", "--export-dims", "x=2x4x8x10", model});
+  INFO(o.out << o.err);
+  CHECK(o.code == kExitFindings);
+  CHECK_THAT(o.out, Contains("warning[SL007] example-size-literal: Slice ends 5 = W // 2"));
+  // Named sizes add up over repeated options, like shapes in one.
+  Outcome named =
+      RunCli({"--fail-on=warning", "--export-dims=W=10", "--export-dims", "H=8", model});
+  CHECK(named.code == kExitFindings);
+  CHECK(named.out == o.out);
+  // Sizes that do not fit the model are an error for that model, not a crash or a silence.
+  Outcome unknown = RunCli({"--export-dims", "width=10", model});
+  CHECK(unknown.code == kExitError);
+  CHECK_THAT(unknown.out, Contains("export dims: the model has no input dim named 'width'"));
+  Outcome rank = RunCli({"--export-dims", "x=2x4x8", model});
+  CHECK(rank.code == kExitError);
+  CHECK_THAT(rank.out, Contains("an input shape does not fit the model"));
+}
+
 TEST_CASE("cli: a load error wins over findings, which are still reported", "[cli]") {
   TempDir dir;
   const std::string missing = (dir.path() / "missing.onnx").string();
@@ -373,7 +395,7 @@ TEST_CASE("cli: docs/cli.md documents every option of --help", "[cli]") {
     CHECK_THAT(doc, Contains("`" + m[1].str()));
     ++options;
   }
-  CHECK(options == 10);  // 8 for linting, 2 for shapes
+  CHECK(options == 11);  // 9 for linting, 2 for shapes
 }
 
 TEST_CASE("cli: --list-rules", "[cli]") {
@@ -418,6 +440,12 @@ TEST_CASE("cli: usage errors", "[cli]") {
     CheckUsageError({"--select", "SL001,NOPE", model}, "unknown rule 'NOPE'");
   }
   SECTION("empty rule") { CheckUsageError({"--select", "SL001,", model}, "empty rule"); }
+  SECTION("bad --export-dims") {
+    CheckUsageError({"--export-dims", "x=2xA", model}, "in --export-dims 'x=2xA'");
+  }
+  SECTION("range in --export-dims") {
+    CheckUsageError({"--export-dims", "n=1..4", model}, "--export-dims takes sizes, not a range");
+  }
   SECTION("missing value at the end") {
     CheckUsageError({model, "--format"}, "'--format' needs a value");
   }

@@ -64,6 +64,7 @@ enum class Relation {
   kEqual,          // lhs == rhs
   kBroadcastable,  // lhs == rhs, or either is 1
   kDivisible,      // lhs mod rhs == 0
+  kAtLeast,        // lhs >= rhs (an index or a count must fit in the dim)
 };
 
 enum class RequirementKind {
@@ -75,6 +76,7 @@ enum class RequirementKind {
   kSqueezeOne,     // Squeeze removes a dim of size 1
   kDeclaredShape,  // a graph output or value_info declares this dim
   kSplitSum,       // Split sizes add up to the split axis (or divide it equally)
+  kIndexBound,     // a literal index or count fits in the dim it addresses (Gather, TopK)
 };
 
 // Something that must hold for the graph to run (or to keep its declared shapes).

@@ -2,6 +2,7 @@
 #ifndef SHAPELINT_LINT_LINT_H_
 #define SHAPELINT_LINT_LINT_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "shapelint/ir/model.h"
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/probe.h"
 
 namespace shapelint::lint {
 
@@ -24,11 +26,17 @@ const std::vector<RuleInfo>& AllRules();
 struct LintOptions {
   // Rule codes or names to run, in any case; empty runs all.
   std::vector<std::string> select;
+  // The sizes the model was exported at (the example input given to torch.onnx.export), in
+  // the syntax of a probe without a range: x=2x3x224x224, or batch=2,height=224. Optional;
+  // with them, literals that equal a size derived from the example are reported even where
+  // no shape contradicts them (SL007, SL008).
+  std::optional<ProbeSpec> export_dims;
 };
 
-// Findings for `model`, sorted by graph position and rule. Never fails on a loaded model:
-// what the engine cannot model is left out, not guessed.
-std::vector<Finding> Lint(const ir::Model& model, const LintOptions& options = {});
+// Findings for `model`, sorted by graph position and rule. Fails only when `options` do not
+// fit the model (export dims naming an input or symbol it does not have): what the engine
+// cannot model is left out, not guessed.
+absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options = {});
 
 // The tool's version, e.g. "0.1.0".
 std::string_view Version();

@@ -61,6 +61,9 @@ class Expr {
   // The name when this expression is a single symbol (coefficient 1, no constant term).
   std::optional<std::string_view> AsSymbol() const;
 
+  // True for a polynomial in symbols alone: no floor, ceil, mod, min or max inside.
+  bool IsPolynomial() const;
+
   // Names of all symbols in the expression, sorted and without duplicates.
   std::vector<std::string> Symbols() const;
 
@@ -70,6 +73,9 @@ class Expr {
   // Canonical, readable form, e.g. "floor((height - 3) / 3) + 1" or "past_seq + seq".
   // Parse(ToString()) gives back the same Expr.
   std::string ToString() const;
+  // The same, cut to `max_chars` and marked with "..." when longer; its cost is bounded by
+  // the limit, not by the expression (which shares subexpressions and can print very long).
+  std::string ToString(size_t max_chars) const;
 
   size_t Hash() const;
   const ExprNode* node() const { return node_; }

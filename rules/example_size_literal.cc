@@ -1,0 +1,369 @@
+// SL007 example-size-literal: a literal that equals a size derived from the export sizes sits
+// where such a size belongs — a Slice bound of W // 2, a Gather of row T - 1, TopK's k of D // 2,
+// Resize sizes of 2 * H, a pooling window as large as the example map, a pad up to the next
+// multiple of 4, a Reshape to sqrt(T) x sqrt(T). The exporter evaluated int(x.size(...)) in
+// Python and wrote the number; at other sizes the graph keeps computing with it, usually
+// without any error.
+//
+// Without the export sizes (--export-dims) such a literal cannot be told from a deliberate
+// x[..., :5], so the rule is silent then. With them it warns, and it is an error when a nearby
+// size makes the graph fail at the node or downstream of it.
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lint/rule.h"
+
+namespace shapelint::lint {
+namespace {
+
+using infer::Element;
+using infer::TensorFact;
+
+// How a literal may derive from the example size d of the dim it addresses.
+enum Form : unsigned {
+  kWhole = 1,     // d: x[:, :T], k = D, a window as large as the map
+  kMinusOne = 2,  // d - 1: the last index, x.narrow(-1, 0, W - 1)
+  kHalf = 4,      // d // 2 or (d + 1) // 2: half a dim, fftshift-style rolls
+  kDouble = 8,    // 2 * d: upsampling to int(H) * 2
+  kSqrt = 16,     // sqrt(d): a token count folded back into a square grid
+  kRoundUp = 32,  // pads up to the next multiple of 4, 8, ..., 64 (window or patch size)
+};
+
+// Sentinels exporters use for "to the end" and "from the start".
+constexpr int64_t kHugeBound = int64_t{1} << 31;
+
+// One literal where a size of `dim` belongs.
+struct Slot {
+  std::string operand;  // "ends", "indices", "k", "sizes", "kernel_shape", "pads", "shape"
+  int64_t literal = 0;
+  sym::Expr dim;
+  unsigned forms = 0;
+  infer::OriginId origin = infer::kNoOrigin;
+};
+
+// Which of the slot's forms gives the literal from the example size d, if any.
+std::optional<Form> FormOf(const Slot& slot, int64_t d) {
+  const int64_t v = std::llabs(slot.literal);
+  if (v < 2 || d < 2) return std::nullopt;
+  if ((slot.forms & kWhole) && v == d) return kWhole;
+  if ((slot.forms & kMinusOne) && v == d - 1) return kMinusOne;
+  if ((slot.forms & kHalf) && d >= 4 && (v == d / 2 || v == (d + 1) / 2)) return kHalf;
+  if ((slot.forms & kDouble) && v == 2 * d) return kDouble;
+  // A side of 2 (a 2 x 2 grid) is as likely a group or head count: only 3 and up.
+  if ((slot.forms & kSqrt) && v >= 3 && v * v == d) return kSqrt;
+  if (slot.forms & kRoundUp) {
+    for (int64_t k = 4; k <= 64; k *= 2) {
+      if (v < k && d % k != 0 && (d + v) % k == 0) return kRoundUp;
+    }
+  }
+  return std::nullopt;
+}
+
+// A dim as findings print it; long expressions are cut.
+std::string DimText(const sym::Expr& dim) { return dim.ToString(kMaxExprText); }
+
+// How `literal` derives from `dim` at the example, e.g. "x_dim_3 // 2", or nullopt.
+std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
+  const int64_t v = std::llabs(slot.literal);
+  const std::optional<Form> form = FormOf(slot, d);
+  if (!form) return std::nullopt;
+  const std::string name = DimText(slot.dim);
+  const std::string term = slot.dim.AsSymbol() ? name : absl::StrCat("(", name, ")");
+  switch (*form) {
+    case kWhole:
+      return name;
+    case kMinusOne:
+      return absl::StrCat(term, " - 1");
+    case kHalf:
+      return v == d / 2 ? absl::StrCat(term, " // 2") : absl::StrCat("ceil(", name, " / 2)");
+    case kDouble:
+      return absl::StrCat("2 * ", term);
+    case kSqrt:
+      return absl::StrCat("sqrt(", name, ")");
+    case kRoundUp:
+      for (int64_t k = 4; k <= 64; k *= 2) {
+        if (v < k && d % k != 0 && (d + v) % k == 0) {
+          return absl::StrCat("the pad from ", name, " up to a multiple of ", k);
+        }
+      }
+  }
+  return std::nullopt;
+}
+
+// Values of a node input that the engine tracks, with their origins.
+const std::vector<Element>* ValuesOf(const Analysis& analysis, const ONNX_NAMESPACE::NodeProto& n,
+                                     int input) {
+  if (input >= n.input_size() || n.input(input).empty()) return nullptr;
+  const TensorFact* f = analysis.inference().Find(n.input(input));
+  return f != nullptr && f->values ? &*f->values : nullptr;
+}
+
+bool IsLiteral(const Analysis& analysis, const Element& e) {
+  const infer::Origin* o = analysis.inference().OriginOf(e.origin);
+  return o != nullptr && o->IsLiteral();
+}
+
+std::optional<int64_t> ConstantOf(const Element& e) {
+  return e.value ? e.value->AsConstant() : std::nullopt;
+}
+
+const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
+  if (data == nullptr || !data->shape) return nullptr;
+  const int64_t rank = data->rank();
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nullptr;
+  return &(*data->shape)[axis];
+}
+
+std::vector<int64_t> IntsAttr(const ONNX_NAMESPACE::NodeProto& n, std::string_view name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INTS) {
+      return {a.ints().begin(), a.ints().end()};
+    }
+  }
+  return {};
+}
+
+std::optional<int64_t> IntAttr(const ONNX_NAMESPACE::NodeProto& n, std::string_view name) {
+  for (const auto& a : n.attribute()) {
+    if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INT) return a.i();
+  }
+  return std::nullopt;
+}
+
+// A literal `v` addressing `axis` of `data`, when that dim is dynamic.
+void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64_t axis,
+            unsigned forms, infer::OriginId origin, std::vector<Slot>& out) {
+  const sym::MaybeExpr* dim = DimOf(data, axis);
+  // Only dims that are input dims or polynomials in them: past a floor or a min (windows,
+  // strides, padding arithmetic) a match with the example is more likely a coincidence.
+  if (std::llabs(v) >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant() ||
+      !(*dim)->IsPolynomial()) {
+    return;
+  }
+  out.push_back({operand, v, **dim, forms, origin});
+}
+
+// The literals of `elements` (or of an attribute's `attr_values` when `elements` is null), the
+// i-th addressing axis `axes[i]` of `data`.
+void AddPerAxis(const Analysis& analysis, const TensorFact* data, const std::string& operand,
+                const std::vector<Element>* elements, const std::vector<int64_t>& attr_values,
+                const std::vector<int64_t>& axes, unsigned forms, std::vector<Slot>& out) {
+  const size_t n = elements != nullptr ? elements->size() : attr_values.size();
+  for (size_t i = 0; i < n && i < axes.size(); ++i) {
+    if (elements == nullptr) {
+      AddOne(data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, out);
+      continue;
+    }
+    const Element& e = (*elements)[i];
+    auto v = ConstantOf(e);
+    if (v && IsLiteral(analysis, e)) AddOne(data, operand, *v, axes[i], forms, e.origin, out);
+  }
+}
+
+std::vector<int64_t> Iota(size_t n) {
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(i);
+  return v;
+}
+
+// Slots of one node: the literals in its size operands and the dims they address.
+std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
+  const auto& n = g.node(index);
+  const std::string& op = n.op_type();
+  std::vector<Slot> slots;
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return slots;
+  const TensorFact* data = n.input_size() > 0 ? analysis.inference().Find(n.input(0)) : nullptr;
+  const int64_t opset = analysis.model().OpsetVersion("");
+  if (op == "Slice") {
+    std::vector<int64_t> axes;
+    if (opset >= 10) {
+      const auto* starts = ValuesOf(analysis, n, 1);
+      const auto* ends = ValuesOf(analysis, n, 2);
+      const auto* axes_v = ValuesOf(analysis, n, 3);
+      const size_t count = starts != nullptr ? starts->size() : 0;
+      if (axes_v != nullptr) {
+        for (const auto& e : *axes_v) {
+          auto a = ConstantOf(e);
+          if (!a) return slots;
+          axes.push_back(*a);
+        }
+      } else {
+        axes = Iota(count);
+      }
+      // A negative bound counts from the end, which adapts to the size: only its magnitude
+      // can be a frozen size (x[..., -5:] for the last W // 2).
+      AddPerAxis(analysis, data, "starts", starts, {}, axes, kWhole | kMinusOne | kHalf, slots);
+      AddPerAxis(analysis, data, "ends", ends, {}, axes, kWhole | kMinusOne | kHalf, slots);
+    } else {
+      const auto starts = IntsAttr(n, "starts");
+      axes = IntsAttr(n, "axes");
+      if (axes.empty()) axes = Iota(starts.size());
+      AddPerAxis(analysis, data, "starts", nullptr, starts, axes, kWhole | kMinusOne | kHalf,
+                 slots);
+      AddPerAxis(analysis, data, "ends", nullptr, IntsAttr(n, "ends"), axes,
+                 kWhole | kMinusOne | kHalf, slots);
+    }
+  } else if (op == "Gather") {
+    const auto* indices = ValuesOf(analysis, n, 1);
+    if (indices == nullptr) return slots;
+    const int64_t axis = IntAttr(n, "axis").value_or(0);
+    // The largest index only: arange(0, T, 2) folded to [0, 2, 4] ends at T - 1.
+    const Element* last = nullptr;
+    for (const auto& e : *indices) {
+      auto v = ConstantOf(e);
+      if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) last = &e;
+    }
+    if (last != nullptr && IsLiteral(analysis, *last)) {
+      AddOne(data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, slots);
+    }
+  } else if (op == "TopK") {
+    const int64_t axis = IntAttr(n, "axis").value_or(-1);
+    if (opset >= 10) {
+      AddPerAxis(analysis, data, "k", ValuesOf(analysis, n, 1), {}, {axis},
+                 kWhole | kMinusOne | kHalf, slots);
+    } else if (auto k = IntAttr(n, "k")) {
+      AddPerAxis(analysis, data, "k", nullptr, {*k}, {axis}, kWhole | kMinusOne | kHalf, slots);
+    }
+  } else if (op == "Resize" || op == "Upsample") {
+    const auto* sizes = op == "Resize" ? ValuesOf(analysis, n, 3) : nullptr;
+    if (sizes != nullptr) {
+      AddPerAxis(analysis, data, "sizes", sizes, {}, Iota(sizes->size()), kWhole | kHalf | kDouble,
+                 slots);
+      // int(H) * 2, int(W) * 2 bakes every resized axis: one matching size out of several is
+      // a coincidence with a constant output size.
+      for (const Slot& slot : slots) {
+        auto d = slot.dim.Evaluate(analysis.example());
+        if (!d || !FormOf(slot, *d)) return {};
+      }
+    }
+  } else if (op == "Pad") {
+    const auto* pads = opset >= 11 ? ValuesOf(analysis, n, 1) : nullptr;
+    const std::vector<int64_t> attr = opset < 11 ? IntsAttr(n, "pads") : std::vector<int64_t>{};
+    const size_t count = pads != nullptr ? pads->size() : attr.size();
+    if (data == nullptr || !data->shape || count != 2 * data->shape->size()) return slots;
+    const size_t rank = data->shape->size();
+    for (size_t a = 0; a < rank; ++a) {
+      // One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.
+      auto at = [&](size_t i) -> std::optional<int64_t> {
+        if (pads == nullptr) return attr[i];
+        return IsLiteral(analysis, (*pads)[i]) ? ConstantOf((*pads)[i]) : std::nullopt;
+      };
+      auto begin = at(a), end = at(a + rank);
+      if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
+      const size_t side = *begin != 0 ? a : a + rank;
+      AddOne(data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
+             pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin, slots);
+    }
+  } else if (op == "AveragePool" || op == "MaxPool" || op == "LpPool") {
+    // A window as large as the whole example map: F.avg_pool2d(x, (int(H), int(W))).
+    const auto kernel = IntsAttr(n, "kernel_shape");
+    if (data == nullptr || !data->shape || kernel.size() + 2 != data->shape->size()) return slots;
+    std::vector<Slot> window;
+    std::vector<int64_t> spatial;
+    for (size_t i = 0; i < kernel.size(); ++i) spatial.push_back(static_cast<int64_t>(i + 2));
+    AddPerAxis(analysis, data, "kernel_shape", nullptr, kernel, spatial, kWhole, window);
+    if (window.size() == kernel.size()) slots = std::move(window);  // all spatial dims dynamic
+  } else if (op == "Reshape") {
+    // A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))).
+    const auto* target = ValuesOf(analysis, n, 1);
+    if (target == nullptr || data == nullptr || !data->shape) return slots;
+    for (const auto& e : *target) {
+      auto v = ConstantOf(e);
+      if (!v || *v < 2 || !IsLiteral(analysis, e)) continue;
+      for (const auto& d : *data->shape) {
+        if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
+        slots.push_back({"shape", *v, *d, kSqrt, e.origin});
+      }
+    }
+  }
+  return slots;
+}
+
+// True when a weight fixes one of the dim's symbols: a literal derived from it is then a
+// property of the model (a head size, half the channels), not of the example.
+bool FixedByWeight(const Analysis& analysis, const sym::Expr& dim) {
+  for (const auto& s : dim.Symbols()) {
+    if (analysis.FixedByWeight(s)) return true;
+  }
+  return false;
+}
+
+bool IsCause(const Analysis& analysis, const ir::Graph& g, int node) {
+  for (const Cause& c : analysis.causes()) {
+    if (c.graph == &g && c.node == node && c.pattern != Pattern::kNone) return true;
+  }
+  return false;
+}
+
+class ExampleSizeLiteral : public Rule {
+ public:
+  using Rule::Rule;
+
+  void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
+    if (!analysis.has_example()) return;
+    const ir::Graph& g = analysis.model().graph();
+    for (int index : g.topological_order()) {
+      if (IsCause(analysis, g, index)) continue;  // another rule reports it, with more proof
+      std::vector<std::string> parts, symbols;
+      std::string operand;
+      infer::OriginId origin = infer::kNoOrigin;
+      for (const Slot& slot : SlotsOf(analysis, g, index)) {
+        auto d = slot.dim.Evaluate(analysis.example());
+        if (!d || FixedByWeight(analysis, slot.dim)) continue;
+        auto how = Derivation(slot, *d);
+        if (!how) continue;
+        // A negative bound counts from the end: x[..., -5:] is -(W // 2).
+        std::string part = slot.literal < 0
+                               ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
+                               : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
+        absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");
+        if (std::find(parts.begin(), parts.end(), part) != parts.end()) continue;
+        parts.push_back(std::move(part));
+        for (auto& s : slot.dim.Symbols()) {
+          if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
+        }
+        if (operand.empty()) operand = slot.operand;
+        if (origin == infer::kNoOrigin) origin = slot.origin;
+      }
+      if (parts.empty()) continue;
+      std::sort(symbols.begin(), symbols.end());
+      const auto& node = g.node(index);
+      Finding f;
+      f.rule = std::string(info().code);
+      f.name = std::string(info().name);
+      f.node = analysis.Ref(g, index);
+      f.attribute = operand;
+      f.symbols = symbols;
+      f.message = absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
+                               ": a size computed once from the example input and written as a "
+                               "literal; at other sizes of ",
+                               absl::StrJoin(symbols, ", "), " the node still uses it");
+      f.counterexample = analysis.FailureNearExample(symbols, g, index);
+      f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
+      if (const infer::Origin* o = analysis.inference().OriginOf(origin);
+          o != nullptr && o->kind == infer::Origin::Kind::kConstantNode && o->graph == &g &&
+          o->node != index) {
+        f.notes.push_back({absl::StrCat("the literal is Constant '", g.NodeLabel(o->node), "'"),
+                           analysis.Ref(g, o->node)});
+      } else if (o != nullptr && o->kind == infer::Origin::Kind::kInitializer) {
+        f.notes.push_back(
+            {absl::StrCat("the literal is initializer '", o->name, "'"), std::nullopt});
+      }
+      f.fix =
+          "compute the size from the tensor inside the model (x.shape[-1] // 2 rather than "
+          "int(x.size(-1)) // 2; x[:, -1] for the last row; adaptive or global pooling for a "
+          "whole-map window) so that the exporter keeps it dynamic";
+      out.push_back(std::move(f));
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeExampleSizeLiteral(const RuleInfo& info) {
+  return std::make_unique<ExampleSizeLiteral>(info);
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,196 @@
+// SL008 example-size-scale: a sum or a product over dynamic dims scaled by a float literal that
+// equals those dims' size at export — x.sum(-1) / int(x.size(-1)), a mean multiplied back by
+// int(H) * int(W), attention scores divided by math.sqrt(int(x.size(-1))). The shapes stay
+// right at every size; the values are wrong everywhere but at the export size.
+//
+// Needs the export sizes (--export-dims). Always a warning: no shape breaks, so there is no
+// counterexample to show, only the number and the size it equals.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "infer/tensor_util.h"
+#include "lint/rule.h"
+
+namespace shapelint::lint {
+namespace {
+
+// Ops between the reduction and the scale that keep what is being scaled.
+bool PassesScale(const std::string& op) {
+  return op == "Mul" || op == "Div" || op == "Cast" || op == "Identity" || op == "Neg" ||
+         op == "Transpose" || op == "Reshape" || op == "Unsqueeze" || op == "Squeeze";
+}
+
+// Nodes followed back from the scale to the reduction.
+constexpr int kMaxHops = 4;
+
+// A one-element float literal: the scale.
+std::optional<double> ScalarLiteral(const ir::Graph& g, const std::string& value) {
+  auto values = infer::ConstantFloats(g, value);
+  if (!values || values->size() != 1) return std::nullopt;
+  return (*values)[0];
+}
+
+// A dim a reduction or contraction summed over.
+struct Reduced {
+  int node = -1;
+  std::vector<sym::Expr> dims;  // the dynamic dims it summed over
+};
+
+// The reduction (ReduceSum/ReduceMean over given axes, or MatMul's contraction) that `value`
+// comes from, through ops that only rescale or relayout it.
+std::optional<Reduced> ReductionOf(const Analysis& analysis, const ir::Graph& g,
+                                   const std::string& value) {
+  std::string v = value;
+  for (int hop = 0; hop < kMaxHops; ++hop) {
+    const int p = g.Producer(v);
+    if (p < 0) return std::nullopt;
+    const auto& n = g.node(p);
+    const std::string& op = n.op_type();
+    if (!n.domain().empty() && n.domain() != "ai.onnx") return std::nullopt;
+    const infer::TensorFact* in =
+        n.input_size() > 0 ? analysis.inference().Find(n.input(0)) : nullptr;
+    if (op == "MatMul") {
+      if (in == nullptr || !in->shape || in->shape->empty() || !in->shape->back() ||
+          in->shape->back()->IsConstant()) {
+        return std::nullopt;
+      }
+      return Reduced{p, {*in->shape->back()}};
+    }
+    if (op == "ReduceSum" || op == "ReduceMean") {
+      if (in == nullptr || !in->shape) return std::nullopt;
+      std::vector<int64_t> axes;
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "axes") axes.assign(a.ints().begin(), a.ints().end());
+      }
+      if (axes.empty() && n.input_size() > 1) {
+        const infer::TensorFact* f = analysis.inference().Find(n.input(1));
+        if (f == nullptr || !f->values) return std::nullopt;
+        for (const auto& e : *f->values) {
+          auto c = e.value ? e.value->AsConstant() : std::nullopt;
+          if (!c) return std::nullopt;
+          axes.push_back(*c);
+        }
+      }
+      Reduced r{p, {}};
+      for (int64_t a : axes) {
+        if (a < 0) a += in->rank();
+        if (a < 0 || a >= in->rank()) return std::nullopt;
+        const auto& d = (*in->shape)[a];
+        if (d && !d->IsConstant()) r.dims.push_back(*d);
+      }
+      if (r.dims.empty()) return std::nullopt;
+      return r;
+    }
+    if (!PassesScale(op) || n.input_size() == 0) return std::nullopt;
+    // Through a Mul or Div, follow the operand that is not itself a literal.
+    v = n.input(0);
+    if ((op == "Mul" || op == "Div") && n.input_size() == 2 && ScalarLiteral(g, v)) v = n.input(1);
+  }
+  return std::nullopt;
+}
+
+bool Near(double a, double b) { return std::fabs(a - b) <= 1e-5 * std::fabs(b); }
+
+class ExampleSizeScale : public Rule {
+ public:
+  using Rule::Rule;
+
+  void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
+    if (!analysis.has_example()) return;
+    const ir::Graph& g = analysis.model().graph();
+    for (int index : g.topological_order()) {
+      const auto& n = g.node(index);
+      if ((n.op_type() != "Mul" && n.op_type() != "Div") || n.input_size() != 2) continue;
+      if (!n.domain().empty() && n.domain() != "ai.onnx") continue;
+      for (int side = 0; side < 2; ++side) {
+        auto scale = ScalarLiteral(g, n.input(side));
+        if (!scale || *scale == 0) continue;
+        // Dividing by the size, or multiplying by its inverse: either way the number is n.
+        const double number = std::fabs(*scale) >= 1 ? std::fabs(*scale) : 1 / std::fabs(*scale);
+        if (number < 2 - 1e-9) continue;
+        auto reduced = ReductionOf(analysis, g, n.input(1 - side));
+        if (!reduced) continue;
+        auto matched = Match(analysis, *reduced, number);
+        if (!matched) continue;
+        Finding f;
+        f.rule = std::string(info().code);
+        f.name = std::string(info().name);
+        f.severity = Severity::kWarning;
+        f.node = analysis.Ref(g, index);
+        f.attribute = absl::StrCat("input ", side);
+        f.symbols = matched->second;
+        f.message =
+            absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->first,
+                         " summed over by ", g.node(reduced->node).op_type(), " '",
+                         g.NodeLabel(reduced->node), "'; the values are right only at that size");
+        f.notes.push_back(
+            {absl::StrCat("the dims are summed over here"), analysis.Ref(g, reduced->node)});
+        f.fix =
+            "take the size from the tensor inside the model (x.mean(-1) instead of x.sum(-1) / "
+            "int(x.size(-1)); x.shape[-1] ** -0.5 instead of math.sqrt(int(x.size(-1)))) so "
+            "that the exporter keeps it dynamic";
+        out.push_back(std::move(f));
+        break;
+      }
+    }
+  }
+
+ private:
+  // What the number is, e.g. "8 = sqrt(d)..." text and the symbols it involves.
+  static std::optional<std::pair<std::string, std::vector<std::string>>> Match(
+      const Analysis& analysis, const Reduced& reduced, double number) {
+    // Each dim alone, then all together (a mean over H and W undone by H * W).
+    struct Candidate {
+      int64_t size;
+      std::string text;
+      std::vector<std::string> symbols;
+    };
+    std::vector<Candidate> candidates;
+    Candidate all{1, "", {}};
+    std::vector<std::string> names;
+    for (const auto& d : reduced.dims) {
+      auto v = d.Evaluate(analysis.example());
+      if (!v) return std::nullopt;
+      // A head size or feature count fixed by a weight makes the scale a model constant.
+      for (const auto& s : d.Symbols()) {
+        if (analysis.FixedByWeight(s)) return std::nullopt;
+      }
+      candidates.push_back({*v, d.ToString(kMaxExprText), d.Symbols()});
+      names.push_back(d.AsSymbol() ? d.ToString(kMaxExprText)
+                                   : absl::StrCat("(", d.ToString(kMaxExprText), ")"));
+      if (__builtin_mul_overflow(all.size, *v, &all.size)) return std::nullopt;
+      for (auto& s : d.Symbols()) all.symbols.push_back(s);
+    }
+    if (reduced.dims.size() > 1) {
+      all.text = absl::StrJoin(names, " * ");
+      std::sort(all.symbols.begin(), all.symbols.end());
+      all.symbols.erase(std::unique(all.symbols.begin(), all.symbols.end()), all.symbols.end());
+      candidates.push_back(std::move(all));
+    }
+    for (const Candidate& c : candidates) {
+      if (c.size < 2) continue;
+      const double size = static_cast<double>(c.size);
+      std::string how;
+      if (Near(number, size)) {
+        how = absl::StrCat("that is ", c.text, " at the export size (", c.size, "),");
+      } else if (Near(number, std::sqrt(size))) {
+        how = absl::StrCat("that is sqrt(", c.text, ") at the export size (", c.text, " = ", c.size,
+                           "),");
+      } else {
+        continue;
+      }
+      return std::make_pair(absl::StrCat(how, " the size"), c.symbols);
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeExampleSizeScale(const RuleInfo& info) {
+  return std::make_unique<ExampleSizeScale>(info);
+}
+
+}  // namespace shapelint::lint
