@@ -75,13 +75,14 @@ void RequireIndicesInRange(OpContext& ctx, const std::optional<std::vector<int64
     if (v >= 0 && (high == idx->size() || v > (*idx)[high])) high = i;
     if (v < 0 && (low == idx->size() || v < (*idx)[low])) low = i;
   }
-  if (high < idx->size() && (*idx)[high] < INT64_MAX) {
+  // Index 0 and -1 need a dim of 1, which every dim has.
+  if (high < idx->size() && (*idx)[high] >= 1 && (*idx)[high] < INT64_MAX) {
     ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
                 Expr::Constant((*idx)[high] + 1),
                 absl::StrCat("Gather index ", (*idx)[high], " on axis ", axis),
                 elements[high].origin, axis);
   }
-  if (low < idx->size() && (*idx)[low] > INT64_MIN) {
+  if (low < idx->size() && (*idx)[low] <= -2 && (*idx)[low] > INT64_MIN) {
     ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim, Expr::Constant(-(*idx)[low]),
                 absl::StrCat("Gather index ", (*idx)[low], " on axis ", axis), elements[low].origin,
                 axis);

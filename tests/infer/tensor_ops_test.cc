@@ -767,3 +767,74 @@ g (float[N,C,H] x) => (int64[N,H] y) {
 
 }  // namespace
 }  // namespace shapelint::infer
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("Gather and TopK require their literal index or k to fit the dim",
+          "[infer][tensor_ops]") {
+  auto r = Infer(R"(
+g (float[B,T,D] x, int64[2] s) => (float[B,D] last) {
+  four = Constant <value = int64 {4}> ()
+  last = Gather <axis = 1> (x, four)
+  idx = Constant <value = int64[3] {0, -3, 2}> ()
+  picked = Gather <axis = 1> (x, idx)
+  zero = Constant <value = int64 {0}> ()
+  first = Gather <axis = 1> (x, zero)
+  k = Constant <value = int64[1] {3}> ()
+  top, where = TopK <axis = -1> (x, k)
+  one = Constant <value = int64 {1}> ()
+  dim = Gather (s, one)
+})",
+                 13);
+  // Index 4 needs T >= 5; of {0, -3, 2}, 2 needs T >= 3 and -3 needs T >= 3; index 0 needs
+  // T >= 1, which every dim meets, so it is not recorded; TopK k = 3 needs D >= 3. Gather from the
+  // static [2] shape vector at 1 holds already.
+  CHECK(r.Requirements(RequirementKind::kIndexBound) ==
+        std::vector<std::string>{"T ~ 5", "T ~ 3", "T ~ 3", "D ~ 3"});
+  const Requirement* req = r.FindRequirement("T", "5");
+  REQUIRE(req != nullptr);
+  CHECK(req->relation == Relation::kAtLeast);
+  CHECK(req->origin != kNoOrigin);
+  CHECK(Holds(Relation::kAtLeast, 5, 5));
+  CHECK_FALSE(Holds(Relation::kAtLeast, 4, 5));
+}
+
+TEST_CASE("Slice and Transpose carry the values of small static tensors", "[infer][tensor_ops]") {
+  // torch's lowering of F.pad's pads: [begin_w, end_w] padded to 8, viewed as [4, 2], rows
+  // reversed, transposed and flattened gives ONNX's [x1_begin, ..., x1_end, ...] order.
+  auto r = Infer(R"(
+g (float[N,C,H,W] x) => (float[N,C,H,?] y) {
+  pw = Constant <value = int64[2] {0, 2}> ()
+  six = Constant <value = int64[1] {6}> ()
+  zeros = ConstantOfShape <value = int64[1] {0}> (six)
+  flat = Concat <axis = 0> (pw, zeros)
+  rows_shape = Constant <value = int64[2] {-1, 2}> ()
+  rows = Reshape (flat, rows_shape)
+  start = Constant <value = int64[1] {-1}> ()
+  end = Constant <value = int64[1] {-9223372036854775807}> ()
+  axis = Constant <value = int64[1] {0}> ()
+  step = Constant <value = int64[1] {-1}> ()
+  reversed = Slice (rows, start, end, axis, step)
+  cols = Transpose <perm = [1, 0]> (reversed)
+  minus_one = Constant <value = int64[1] {-1}> ()
+  pads = Reshape (cols, minus_one)
+  y = Pad (x, pads)
+  m = Constant <value = int64[2, 3] {1, 2, 3, 4, 5, 6}> ()
+  one = Constant <value = int64[1] {1}> ()
+  three = Constant <value = int64[1] {3}> ()
+  m_cols = Slice (m, one, three, one)
+})",
+                 13);
+  // [[0, 2], [0, 0], [0, 0], [0, 0]] reversed: [[0, 0], [0, 0], [0, 0], [0, 2]]; transposed:
+  // [[0, 0, 0, 0], [0, 0, 0, 2]]: W gets 2 at its end.
+  CHECK(r.Values("reversed") == "{0, 0, 0, 0, 0, 0, 0, 2}");
+  CHECK(r.Values("cols") == "{0, 0, 0, 0, 0, 0, 0, 2}");
+  CHECK(r.Shape("y") == "[N, C, H, W + 2]");
+  // Columns 1..2 of [[1, 2, 3], [4, 5, 6]]: [[2, 3], [5, 6]].
+  CHECK(r.Values("m_cols") == "{2, 3, 5, 6}");
+  CHECK(r.Shape("m_cols") == "[2, 2]");
+}
+
+}  // namespace
+}  // namespace shapelint::infer

@@ -732,3 +732,35 @@ TEST_CASE("interning is consistent across threads", "[sym]") {
 
 }  // namespace
 }  // namespace shapelint::sym
+
+namespace shapelint::sym {
+namespace {
+
+TEST_CASE("ToString with a limit cuts long expressions, at bounded cost", "[sym]") {
+  Expr s = Expr::Symbol("s");
+  CHECK(Get(Add(Mul(Expr::Constant(2), s), Expr::Constant(1))).ToString(40) == "2*s + 1");
+  // min(floor(e / 2), e + 1) nested 30 times shares every level: the full text doubles with
+  // each level (over 2^30 characters), but the limited print stops after the limit.
+  MaybeExpr e = s;
+  for (int i = 0; i < 30 && e; ++i) {
+    e = Min(FloorDiv(e, Expr::Constant(2)), Add(e, Expr::Constant(1)));
+  }
+  REQUIRE(e.has_value());
+  const std::string text = e->ToString(100);
+  CHECK(text.size() == 103);
+  CHECK(text.substr(100) == "...");
+  CHECK(text.substr(0, 4) == "min(");
+}
+
+TEST_CASE("IsPolynomial tells input-dim polynomials from floor, min and max", "[sym]") {
+  Expr h = Expr::Symbol("h"), w = Expr::Symbol("w");
+  CHECK(h.IsPolynomial());
+  CHECK(Expr::Constant(3).IsPolynomial());
+  CHECK(Get(Add(Mul(h, w), Expr::Constant(-1))).IsPolynomial());
+  CHECK_FALSE(Get(FloorDiv(h, Expr::Constant(2))).IsPolynomial());
+  CHECK_FALSE(Get(Add(Min(h, w), Expr::Constant(1))).IsPolynomial());
+  CHECK_FALSE(Get(Mul(h, Max(w, Expr::Constant(4)))).IsPolynomial());
+}
+
+}  // namespace
+}  // namespace shapelint::sym
