@@ -1,13 +1,25 @@
 #include "tools/cli.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -24,6 +36,7 @@
 #include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
+#include "tools/rule_docs.h"
 
 namespace shapelint::cli {
 namespace {
@@ -33,6 +46,7 @@ constexpr std::string_view kProgram = "onnx-shapelint";
 // Keep in sync with docs/cli.md.
 constexpr std::string_view kHelp =
     R"(Usage: onnx-shapelint [OPTIONS] MODEL...
+       onnx-shapelint --explain CODE
        onnx-shapelint shapes [--format FORMAT] [--dims NAME=SIZE,...] MODEL...
        onnx-shapelint probe [--format FORMAT] --dims SIZES [--dims SIZES]... MODEL...
 
@@ -41,28 +55,52 @@ axes: graphs that work at the export size and fail, or silently return another
 shape, at other sizes of the axes they declare dynamic.
 
 MODEL is a serialized ONNX model (.onnx), a model in ONNX text format
-(.onnxtxt), or '-' for standard input. Every model is reported, even when
-some cannot be loaded.
+(.onnxtxt), a directory (every *.onnx file under it, recursively), or '-'
+for standard input. Models are linted in parallel and reported in the order
+given (files of a directory sorted by path). Every model is reported, even
+when some cannot be loaded.
 
 Options:
   --format FORMAT     Report format: 'text' (default), compiler-style lines
-                      for people, or 'json', one document for tools
-                      (see docs/json-format.md).
+                      for people; 'json', one document for tools (see
+                      docs/json-format.md); 'sarif', SARIF 2.1.0 for code
+                      scanning (docs/sarif.md); 'github', GitHub Actions
+                      workflow commands that annotate the files.
+  --output FILE       Write the report to FILE instead of standard output
+                      (written to a temporary file first, then renamed, so
+                      an interrupted run never leaves half a report).
   --fail-on SEVERITY  Exit with 1 when a finding at or above SEVERITY exists:
                       'error' (default), 'warning' or 'note'.
-  --select RULES      Run only these rules: a comma-separated list of codes
-                      or names (SL001,baked-pool-kernel); may be repeated.
-                      Default: every rule.
+  --select RULES      Run only these rules: a comma-separated list of codes,
+                      code prefixes or names (SL001,SL00,baked-pool-kernel,
+                      ALL); may be repeated. Default: every rule.
+  --extend-select RULES
+                      Add these rules to the selection.
+  --ignore RULES      Do not run these rules, even when selected.
+  --quiet             Text report: print the findings only, without the
+                      summary line.
+  --statistics        Print how many findings each rule has instead of the
+                      findings ('text' or 'json').
+  --jobs N            Lint at most N models at once (default: one per core).
   --export-dims SIZES The sizes the model was exported at (the example input
                       given to the exporter), in --dims syntax without ranges:
                       x=2x3x224x224 or batch=2,height=224. Literals equal to a
                       size derived from them are then reported too (SL007,
                       SL008): a Slice end of height // 2, a Gather of the
                       last row, a mean divided by the example width.
+  --dynamic INPUT:AXIS[=NAME]
+                      Lint as if the model declared this input axis dynamic
+                      (named NAME), whatever it declares: which literals
+                      would break if it were exported dynamic? Comma-
+                      separated, may be repeated.
+  --static NAME=SIZE  Lint as if the input dim NAME were fixed to SIZE.
+                      Comma-separated, may be repeated.
   --color WHEN        Colour the text report: 'auto' (default; only when
                       standard output is a terminal and NO_COLOR is unset),
                       'always' or 'never'.
   --list-rules        Print every rule (code, name, summary) and exit.
+  --explain CODE      Print a rule's documentation (by code or name) and
+                      exit.
   --version           Print the version and exit.
   -h, --help          Print this help and exit.
   --                  End of options: every later argument is a MODEL.
@@ -93,16 +131,24 @@ Exit status:
      linted and reported)
 )";
 
-enum class Format { kText, kJson };
+enum class Format { kText, kJson, kSarif, kGithub };
 enum class ColorMode { kAuto, kAlways, kNever };
 
 struct Options {
   Format format = Format::kText;
   lint::Severity fail_on = lint::Severity::kError;
   ColorMode color = ColorMode::kAuto;
-  std::vector<std::string> select;  // rule codes, validated
+  std::optional<std::vector<std::string>> select;  // rule codes, validated; unset: all
+  std::vector<std::string> extend_select, ignore;  // rule codes, validated
   std::optional<lint::ProbeSpec> export_dims;
+  std::vector<lint::DynamicAxis> dynamic;
+  std::vector<std::pair<std::string, int64_t>> static_dims;
+  std::optional<std::string> output;
+  bool quiet = false;
+  bool statistics = false;
+  int jobs = 0;  // 0: one per core
   bool list_rules = false;
+  std::optional<std::string> explain;
   std::vector<std::string> models;
 };
 
@@ -117,12 +163,38 @@ int Usage(std::ostream& err, std::string_view message) {
   return kExitError;
 }
 
-// The code of the rule named by `item` (a code or a name, any case), or nullopt.
-std::optional<std::string> FindRule(const std::string& item) {
+// The codes of the rules `item` names, in registry order: a code or a name in any case, a
+// code prefix ("SL00"), or "ALL". Empty when it names none.
+std::vector<std::string> FindRules(const std::string& item) {
+  std::vector<std::string> codes;
   for (const lint::RuleInfo& rule : lint::AllRules()) {
-    if (absl::EqualsIgnoreCase(item, std::string(rule.code)) ||
-        absl::EqualsIgnoreCase(item, std::string(rule.name))) {
-      return std::string(rule.code);
+    const std::string code(rule.code);
+    if (absl::EqualsIgnoreCase(item, "ALL") || absl::EqualsIgnoreCase(item, code) ||
+        absl::EqualsIgnoreCase(item, std::string(rule.name)) ||
+        (item.size() >= 2 && absl::StartsWithIgnoreCase(code, item))) {
+      codes.push_back(code);
+    }
+  }
+  return codes;
+}
+
+// Adds the rules of a comma-separated `value` of `option` to `codes`, once each.
+std::optional<UsageError> AddRules(const std::string& option, const std::string& value,
+                                   std::vector<std::string>& codes) {
+  for (absl::string_view piece : absl::StrSplit(value, ',')) {
+    std::string item(absl::StripAsciiWhitespace(piece));
+    if (item.empty()) {
+      return UsageError{absl::StrCat("empty rule name in ", option, " '", value, "'")};
+    }
+    std::vector<std::string> found = FindRules(item);
+    if (found.empty()) {
+      return UsageError{
+          absl::StrCat("unknown rule '", item, "' in ", option, " (see --list-rules)")};
+    }
+    for (std::string& code : found) {
+      if (std::find(codes.begin(), codes.end(), code) == codes.end()) {
+        codes.push_back(std::move(code));
+      }
     }
   }
   return std::nullopt;
@@ -141,8 +213,12 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
       options.format = Format::kText;
     } else if (value == "json") {
       options.format = Format::kJson;
+    } else if (value == "sarif") {
+      options.format = Format::kSarif;
+    } else if (value == "github") {
+      options.format = Format::kGithub;
     } else {
-      return invalid("text or json");
+      return invalid("text, json, sarif or github");
     }
   } else if (option == "--fail-on") {
     std::optional<lint::Severity> severity = lint::ParseSeverity(value);
@@ -171,26 +247,62 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
     for (auto& s : spec->sizes) options.export_dims->sizes.push_back(std::move(s));
     for (auto& s : spec->shapes) options.export_dims->shapes.push_back(std::move(s));
   } else if (option == "--select") {
-    for (absl::string_view piece : absl::StrSplit(value, ',')) {
-      std::string item(absl::StripAsciiWhitespace(piece));
-      if (item.empty()) {
-        return UsageError{absl::StrCat("empty rule name in --select '", value, "'")};
+    if (!options.select) options.select.emplace();
+    return AddRules(option, value, *options.select);
+  } else if (option == "--extend-select") {
+    return AddRules(option, value, options.extend_select);
+  } else if (option == "--ignore") {
+    return AddRules(option, value, options.ignore);
+  } else if (option == "--dynamic") {
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      lint::DynamicAxis d;
+      std::pair<std::string, std::string> axis_name = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      const size_t colon = axis_name.first.rfind(':');
+      if (colon == std::string::npos || colon == 0 ||
+          !absl::SimpleAtoi(axis_name.first.substr(colon + 1), &d.axis) ||
+          (absl::StrContains(item, "=") && axis_name.second.empty())) {
+        return UsageError{absl::StrCat("invalid axis '", std::string(item),
+                                       "' in --dynamic (expected INPUT:AXIS or INPUT:AXIS=NAME)")};
       }
-      std::optional<std::string> code = FindRule(item);
-      if (!code) {
-        return UsageError{absl::StrCat("unknown rule '", item, "' in --select (see --list-rules)")};
-      }
-      if (std::find(options.select.begin(), options.select.end(), *code) == options.select.end()) {
-        options.select.push_back(*std::move(code));
-      }
+      d.input = axis_name.first.substr(0, colon);
+      d.name = axis_name.second;
+      options.dynamic.push_back(std::move(d));
     }
+  } else if (option == "--static") {
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+      std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+      int64_t size = 0;
+      if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &size) || size < 0) {
+        return UsageError{absl::StrCat("invalid size '", std::string(item),
+                                       "' in --static (expected NAME=SIZE, SIZE >= 0)")};
+      }
+      options.static_dims.emplace_back(kv.first, size);
+    }
+  } else if (option == "--output") {
+    if (value.empty()) return invalid("a file name");
+    options.output = value;
+  } else if (option == "--jobs") {
+    int jobs = 0;
+    if (!absl::SimpleAtoi(value, &jobs) || jobs < 1 || jobs > 1024) {
+      return invalid("a number of models from 1 to 1024");
+    }
+    options.jobs = jobs;
+  } else if (option == "--explain") {
+    std::vector<std::string> codes = FindRules(value);
+    if (codes.size() != 1) {
+      return UsageError{
+          absl::StrCat("unknown rule '", value, "' for --explain (see --list-rules)")};
+    }
+    options.explain = codes[0];
   }
   return std::nullopt;
 }
 
 bool TakesValue(const std::string& option) {
   return option == "--format" || option == "--fail-on" || option == "--select" ||
-         option == "--color" || option == "--export-dims";
+         option == "--color" || option == "--export-dims" || option == "--extend-select" ||
+         option == "--ignore" || option == "--output" || option == "--jobs" ||
+         option == "--explain" || option == "--dynamic" || option == "--static";
 }
 
 void ListRules(std::ostream& out) {
@@ -238,6 +350,84 @@ report::ModelResult LintOne(const std::string& path, const lint::LintOptions& li
   return result;
 }
 
+// The models to lint: each MODEL as given, except that a directory stands for the *.onnx files
+// under it, recursively, sorted by path. A directory that cannot be read, or holds no model,
+// is kept as given, so that loading it reports the problem in its place.
+std::vector<std::string> ExpandModels(const std::vector<std::string>& models) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> paths;
+  for (const std::string& model : models) {
+    std::error_code ec;
+    if (model == "-" || !fs::is_directory(model, ec)) {
+      paths.push_back(model);
+      continue;
+    }
+    std::vector<std::string> found;
+    fs::recursive_directory_iterator it(model, fs::directory_options::skip_permission_denied, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().extension() == ".onnx" && it->is_regular_file(ec)) {
+        found.push_back(it->path().string());
+      }
+    }
+    if (ec || found.empty()) {
+      paths.push_back(model);
+      continue;
+    }
+    std::sort(found.begin(), found.end());
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  return paths;
+}
+
+// Lints every path, `jobs` at a time (0: one per core); results in the order of `paths`.
+std::vector<report::ModelResult> LintAll(const std::vector<std::string>& paths,
+                                         const lint::LintOptions& options, int jobs) {
+  std::vector<report::ModelResult> results(paths.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++) results[i] = LintOne(paths[i], options);
+  };
+  size_t threads = jobs > 0 ? static_cast<size_t>(jobs) : std::thread::hardware_concurrency();
+  threads = std::min(std::max<size_t>(threads, 1), paths.size());
+  std::vector<std::thread> pool;
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // No more threads to be had: the ones started and this one share the rest.
+  }
+  work();
+  for (std::thread& t : pool) t.join();
+  return results;
+}
+
+// Writes `text` to `path` through a temporary file in the same directory and a rename, so
+// that readers see the old file or the whole new one, never a part.
+absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  std::string temp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = done == text.size() && fsync(fd) == 0;
+  const int saved = errno;
+  close(fd);
+  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = ok ? errno : saved;
+    std::remove(temp.c_str());
+    return absl::UnavailableError(
+        absl::StrCat("cannot write '", path, "': ", std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
 int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                  const Environment& env) {
   Options options;
@@ -275,8 +465,9 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
       }
       continue;
     }
-    const bool is_flag =
-        option == "--help" || option == "-h" || option == "--version" || option == "--list-rules";
+    const bool is_flag = option == "--help" || option == "-h" || option == "--version" ||
+                         option == "--list-rules" || option == "--quiet" ||
+                         option == "--statistics";
     if (!is_flag) return Usage(err, absl::StrCat("unknown option '", option, "'"));
     if (inline_value) return Usage(err, absl::StrCat("option '", option, "' takes no value"));
     // Like most tools, --help and --version act as soon as they are seen.
@@ -288,41 +479,84 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
       out << kProgram << " " << lint::Version() << "\n";
       return kExitClean;
     }
-    options.list_rules = true;
+    if (option == "--quiet") {
+      options.quiet = true;
+    } else if (option == "--statistics") {
+      options.statistics = true;
+    } else {
+      options.list_rules = true;
+    }
   }
 
   if (options.list_rules) {
     ListRules(out);
     return kExitClean;
   }
+  if (options.explain) {
+    // Every registered rule has its page (a test checks), so this always prints one.
+    out << RuleDoc(*options.explain).value_or("");
+    return kExitClean;
+  }
   if (options.models.empty()) return Usage(err, "no model given");
   if (std::count(options.models.begin(), options.models.end(), "-") > 1) {
     return Usage(err, "'-' (standard input) can be given only once");
   }
+  if (options.statistics && options.format != Format::kText && options.format != Format::kJson) {
+    return Usage(err, "--statistics writes 'text' or 'json' only");
+  }
 
   lint::LintOptions lint_options;
-  lint_options.select = options.select;
+  if (options.select) {
+    lint_options.select = *options.select;
+    // Selecting nothing runs nothing: a rule that does not exist stands for "none".
+    if (lint_options.select.empty()) lint_options.select.push_back("-");
+  }
+  if (!options.extend_select.empty() && !lint_options.select.empty()) {
+    for (const auto& code : options.extend_select) lint_options.select.push_back(code);
+  }
+  lint_options.ignore = options.ignore;
   lint_options.export_dims = options.export_dims;
-  std::vector<report::ModelResult> results;
-  results.reserve(options.models.size());
+  lint_options.dynamic = options.dynamic;
+  lint_options.static_dims = options.static_dims;
+  std::vector<report::ModelResult> results =
+      LintAll(ExpandModels(options.models), lint_options, options.jobs);
   bool load_failed = false;
   bool failing = false;
-  for (const std::string& path : options.models) {
-    report::ModelResult result = LintOne(path, lint_options);
+  for (const report::ModelResult& result : results) {
     if (result.error) load_failed = true;
     for (const lint::Finding& f : result.findings) {
       if (static_cast<int>(f.severity) >= static_cast<int>(options.fail_on)) failing = true;
     }
-    results.push_back(std::move(result));
   }
 
-  if (options.format == Format::kJson) {
-    report::WriteJson(results, out);
+  std::ostringstream report;
+  const bool to_terminal = !options.output && env.stdout_is_tty;
+  if (options.statistics) {
+    if (options.format == Format::kJson) {
+      report::WriteStatisticsJson(results, report);
+    } else {
+      report::WriteStatisticsText(results, report);
+    }
+  } else if (options.format == Format::kJson) {
+    report::WriteJson(results, report);
+  } else if (options.format == Format::kSarif) {
+    report::WriteSarif(results, report);
+  } else if (options.format == Format::kGithub) {
+    report::WriteGithub(results, report);
   } else {
     report::TextOptions text;
     text.color = options.color == ColorMode::kAlways ||
-                 (options.color == ColorMode::kAuto && env.stdout_is_tty && !env.no_color);
-    report::WriteText(results, text, out);
+                 (options.color == ColorMode::kAuto && to_terminal && !env.no_color);
+    text.summary = !options.quiet;
+    report::WriteText(results, text, report);
+  }
+  if (options.output) {
+    if (absl::Status written = WriteFileAtomically(*options.output, report.str()); !written.ok()) {
+      err << kProgram << ": error: " << written.message() << "\n";
+      return kExitError;
+    }
+  } else {
+    out << report.str();
   }
 
   if (load_failed) return kExitError;

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
+#include "lint/declared_dims.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -18,19 +19,24 @@ struct RuleEntry {
 
 const std::vector<RuleEntry>& Registry() {
   static const auto* entries = new std::vector<RuleEntry>{
-#define SHAPELINT_RULE(code, name, factory, summary) {{#code, name, summary}, factory},
+#define SHAPELINT_RULE(code, name, factory, level, summary) \
+  {{#code, name, summary, Severity::level}, factory},
 #include "rules/rules.def"
 #undef SHAPELINT_RULE
   };
   return *entries;
 }
 
-bool Selected(const RuleInfo& info, const LintOptions& options) {
-  if (options.select.empty()) return true;
-  return std::any_of(options.select.begin(), options.select.end(), [&](const std::string& s) {
+bool Names(const RuleInfo& info, const std::vector<std::string>& list) {
+  return std::any_of(list.begin(), list.end(), [&](const std::string& s) {
     return absl::EqualsIgnoreCase(s, absl::string_view(info.code.data(), info.code.size())) ||
            absl::EqualsIgnoreCase(s, absl::string_view(info.name.data(), info.name.size()));
   });
+}
+
+bool Selected(const RuleInfo& info, const LintOptions& options) {
+  if (Names(info, options.ignore)) return false;
+  return options.select.empty() || Names(info, options.select);
 }
 
 }  // namespace
@@ -44,7 +50,14 @@ const std::vector<RuleInfo>& AllRules() {
   return *infos;
 }
 
-absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options) {
+absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& given, const LintOptions& options) {
+  std::unique_ptr<ir::Model> adjusted;
+  if (!options.dynamic.empty() || !options.static_dims.empty()) {
+    auto m = WithDeclaredDims(given, options.dynamic, options.static_dims);
+    if (!m.ok()) return m.status();
+    adjusted = *std::move(m);
+  }
+  const ir::Model& model = adjusted ? *adjusted : given;
   Analysis analysis(model);
   if (options.export_dims) {
     if (options.export_dims->range_symbol) {

@@ -35,7 +35,7 @@ class Rule {
   const RuleInfo& info_;
 };
 
-#define SHAPELINT_RULE(code, name, factory, summary) \
+#define SHAPELINT_RULE(code, name, factory, level, summary) \
   std::unique_ptr<Rule> factory(const RuleInfo& info);
 #include "rules/rules.def"
 #undef SHAPELINT_RULE

@@ -245,6 +245,7 @@ void WriteText(const std::vector<ModelResult>& results, const TextOptions& optio
     }
   }
 
+  if (!options.summary) return;
   if (printed) out << "\n";
   const int64_t loaded = static_cast<int64_t>(results.size()) - load_errors;
   std::string summary;

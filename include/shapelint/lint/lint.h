@@ -2,9 +2,11 @@
 #ifndef SHAPELINT_LINT_LINT_H_
 #define SHAPELINT_LINT_LINT_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,27 +17,42 @@
 namespace shapelint::lint {
 
 struct RuleInfo {
-  std::string_view code;     // "SL001"
-  std::string_view name;     // "baked-pool-kernel"
-  std::string_view summary;  // one line
+  std::string_view code;                // "SL001"
+  std::string_view name;                // "baked-pool-kernel"
+  std::string_view summary;             // one line
+  Severity level = Severity::kWarning;  // the most severe level it reports at
 };
 
 // Every rule, in code order.
 const std::vector<RuleInfo>& AllRules();
 
+// An input axis to lint as dynamic, whatever the model declares: "which literals would break if
+// I exported this axis dynamic?".
+struct DynamicAxis {
+  std::string input;
+  int64_t axis = 0;  // negative counts from the end
+  std::string name;  // the symbol to give it; empty: an anonymous one ("x:2")
+};
+
 struct LintOptions {
   // Rule codes or names to run, in any case; empty runs all.
   std::vector<std::string> select;
+  // Rule codes or names not to run, even when selected.
+  std::vector<std::string> ignore;
   // The sizes the model was exported at (the example input given to torch.onnx.export), in
   // the syntax of a probe without a range: x=2x3x224x224, or batch=2,height=224. Optional;
   // with them, literals that equal a size derived from the example are reported even where
   // no shape contradicts them (SL007, SL008).
   std::optional<ProbeSpec> export_dims;
+  // The user's intent where the declaration says otherwise: axes to treat as dynamic, and input
+  // dim names to fix to a size (in inputs, outputs and value_info alike).
+  std::vector<DynamicAxis> dynamic;
+  std::vector<std::pair<std::string, int64_t>> static_dims;
 };
 
 // Findings for `model`, sorted by graph position and rule. Fails only when `options` do not
-// fit the model (export dims naming an input or symbol it does not have): what the engine
-// cannot model is left out, not guessed.
+// fit the model (export dims, dynamic axes or static dims naming an input, axis or symbol it
+// does not have): what the engine cannot model is left out, not guessed.
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options = {});
 
 // The tool's version, e.g. "0.1.0".

@@ -24,11 +24,24 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 void WriteJson(const std::vector<ModelResult>& results, std::ostream& out);
 
+// SARIF 2.1.0 (docs/sarif.md): one run, the rules of the registry, one result per finding.
+void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out);
+
 struct TextOptions {
   bool color = false;
+  bool summary = true;  // the closing "1 error, 0 warnings in 1 model" line (off: --quiet)
 };
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out);
+
+// GitHub Actions workflow commands, one per finding ("::error file=...,title=...::message"),
+// which GitHub shows as annotations on the model file; load errors as errors too.
+void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out);
+
+// How many findings each rule has, most first: a table in text, or {"statistics": [...]} in
+// JSON (docs/json-format.md).
+void WriteStatisticsText(const std::vector<ModelResult>& results, std::ostream& out);
+void WriteStatisticsJson(const std::vector<ModelResult>& results, std::ostream& out);
 
 }  // namespace shapelint::report
 

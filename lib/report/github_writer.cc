@@ -1,0 +1,80 @@
+// GitHub Actions workflow commands: a CI step that runs the linter with --format github gets
+// each finding shown as an annotation on the model file, without any upload step.
+//
+//   ::error file=models/vgg.onnx,title=SL001 baked-pool-kernel::main/AveragePool: ...
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/report/report.h"
+
+namespace shapelint::report {
+namespace {
+
+// GitHub's escaping: '%', CR and LF everywhere; ',' and ':' also in property values, which
+// would otherwise end the property.
+std::string Escape(std::string_view s, bool property) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '%':
+        out += "%25";
+        break;
+      case '\r':
+        out += "%0D";
+        break;
+      case '\n':
+        out += "%0A";
+        break;
+      case ',':
+        out += property ? "%2C" : ",";
+        break;
+      case ':':
+        out += property ? "%3A" : ":";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string_view Command(lint::Severity severity) {
+  switch (severity) {
+    case lint::Severity::kError:
+      return "error";
+    case lint::Severity::kWarning:
+      return "warning";
+    case lint::Severity::kNote:
+      return "notice";
+  }
+  return "notice";
+}
+
+}  // namespace
+
+void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out) {
+  for (const ModelResult& r : results) {
+    const std::string file = Escape(r.path, true);
+    if (r.error) {
+      out << "::error file=" << file << ",title=" << Escape("cannot load the model", true)
+          << "::" << Escape(*r.error, false) << "\n";
+      continue;
+    }
+    for (const lint::Finding& f : r.findings) {
+      std::string message = absl::StrCat(f.node.graph, "/", f.node.label, ": ", f.message);
+      if (f.counterexample) {
+        absl::StrAppend(&message, "\ncounterexample: ", f.counterexample->failure);
+      }
+      if (!f.fix.empty()) absl::StrAppend(&message, "\nhelp: ", f.fix);
+      out << "::" << std::string(Command(f.severity)) << " file=" << file
+          << ",title=" << Escape(absl::StrCat(f.rule, " ", f.name), true)
+          << "::" << Escape(message, false) << "\n";
+    }
+  }
+}
+
+}  // namespace shapelint::report
