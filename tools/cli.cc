@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -30,9 +31,11 @@
 #include "absl/strings/str_split.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
+#include "shapelint/lint/config.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
+#include "shapelint/report/baseline.h"
 #include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
@@ -95,6 +98,15 @@ Options:
                       separated, may be repeated.
   --static NAME=SIZE  Lint as if the input dim NAME were fixed to SIZE.
                       Comma-separated, may be repeated.
+  --config FILE       Use this configuration file (.onnx-shapelint.json or a
+                      pyproject.toml) for every model, instead of looking for
+                      the nearest one above each model (docs/configuration.md).
+  --isolated          Use no configuration file at all.
+  --baseline FILE     Report only findings that FILE does not hold: adopt the
+                      linter and fail on new findings only.
+  --write-baseline FILE
+                      Record the findings in FILE as the baseline; exits 0
+                      unless a model cannot be loaded.
   --color WHEN        Colour the text report: 'auto' (default; only when
                       standard output is a terminal and NO_COLOR is unset),
                       'always' or 'never'.
@@ -136,7 +148,7 @@ enum class ColorMode { kAuto, kAlways, kNever };
 
 struct Options {
   Format format = Format::kText;
-  lint::Severity fail_on = lint::Severity::kError;
+  std::optional<lint::Severity> fail_on;  // unset: the configuration's, else error
   ColorMode color = ColorMode::kAuto;
   std::optional<std::vector<std::string>> select;  // rule codes, validated; unset: all
   std::vector<std::string> extend_select, ignore;  // rule codes, validated
@@ -146,7 +158,10 @@ struct Options {
   std::optional<std::string> output;
   bool quiet = false;
   bool statistics = false;
-  int jobs = 0;  // 0: one per core
+  int jobs = 0;                       // 0: one per core
+  std::optional<std::string> config;  // --config: this file for every model
+  bool isolated = false;              // --isolated: no configuration file at all
+  std::optional<std::string> baseline, write_baseline;
   bool list_rules = false;
   std::optional<std::string> explain;
   std::vector<std::string> models;
@@ -163,21 +178,6 @@ int Usage(std::ostream& err, std::string_view message) {
   return kExitError;
 }
 
-// The codes of the rules `item` names, in registry order: a code or a name in any case, a
-// code prefix ("SL00"), or "ALL". Empty when it names none.
-std::vector<std::string> FindRules(const std::string& item) {
-  std::vector<std::string> codes;
-  for (const lint::RuleInfo& rule : lint::AllRules()) {
-    const std::string code(rule.code);
-    if (absl::EqualsIgnoreCase(item, "ALL") || absl::EqualsIgnoreCase(item, code) ||
-        absl::EqualsIgnoreCase(item, std::string(rule.name)) ||
-        (item.size() >= 2 && absl::StartsWithIgnoreCase(code, item))) {
-      codes.push_back(code);
-    }
-  }
-  return codes;
-}
-
 // Adds the rules of a comma-separated `value` of `option` to `codes`, once each.
 std::optional<UsageError> AddRules(const std::string& option, const std::string& value,
                                    std::vector<std::string>& codes) {
@@ -186,7 +186,7 @@ std::optional<UsageError> AddRules(const std::string& option, const std::string&
     if (item.empty()) {
       return UsageError{absl::StrCat("empty rule name in ", option, " '", value, "'")};
     }
-    std::vector<std::string> found = FindRules(item);
+    std::vector<std::string> found = lint::RulesMatching(item);
     if (found.empty()) {
       return UsageError{
           absl::StrCat("unknown rule '", item, "' in ", option, " (see --list-rules)")};
@@ -255,18 +255,9 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
     return AddRules(option, value, options.ignore);
   } else if (option == "--dynamic") {
     for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-      lint::DynamicAxis d;
-      std::pair<std::string, std::string> axis_name = absl::StrSplit(item, absl::MaxSplits('=', 1));
-      const size_t colon = axis_name.first.rfind(':');
-      if (colon == std::string::npos || colon == 0 ||
-          !absl::SimpleAtoi(axis_name.first.substr(colon + 1), &d.axis) ||
-          (absl::StrContains(item, "=") && axis_name.second.empty())) {
-        return UsageError{absl::StrCat("invalid axis '", std::string(item),
-                                       "' in --dynamic (expected INPUT:AXIS or INPUT:AXIS=NAME)")};
-      }
-      d.input = axis_name.first.substr(0, colon);
-      d.name = axis_name.second;
-      options.dynamic.push_back(std::move(d));
+      absl::StatusOr<lint::DynamicAxis> axis = lint::ParseDynamicAxis(std::string(item));
+      if (!axis.ok()) return UsageError{absl::StrCat(axis.status().message(), " in --dynamic")};
+      options.dynamic.push_back(*std::move(axis));
     }
   } else if (option == "--static") {
     for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
@@ -278,6 +269,11 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
       }
       options.static_dims.emplace_back(kv.first, size);
     }
+  } else if (option == "--config" || option == "--baseline" || option == "--write-baseline") {
+    if (value.empty()) return invalid("a file name");
+    (option == "--config"     ? options.config
+     : option == "--baseline" ? options.baseline
+                              : options.write_baseline) = value;
   } else if (option == "--output") {
     if (value.empty()) return invalid("a file name");
     options.output = value;
@@ -288,7 +284,7 @@ std::optional<UsageError> ApplyValue(const std::string& option, const std::strin
     }
     options.jobs = jobs;
   } else if (option == "--explain") {
-    std::vector<std::string> codes = FindRules(value);
+    std::vector<std::string> codes = lint::RulesMatching(value);
     if (codes.size() != 1) {
       return UsageError{
           absl::StrCat("unknown rule '", value, "' for --explain (see --list-rules)")};
@@ -302,7 +298,8 @@ bool TakesValue(const std::string& option) {
   return option == "--format" || option == "--fail-on" || option == "--select" ||
          option == "--color" || option == "--export-dims" || option == "--extend-select" ||
          option == "--ignore" || option == "--output" || option == "--jobs" ||
-         option == "--explain" || option == "--dynamic" || option == "--static";
+         option == "--explain" || option == "--dynamic" || option == "--static" ||
+         option == "--config" || option == "--baseline" || option == "--write-baseline";
 }
 
 void ListRules(std::ostream& out) {
@@ -379,16 +376,38 @@ std::vector<std::string> ExpandModels(const std::vector<std::string>& models) {
   return paths;
 }
 
-// Lints every path, `jobs` at a time (0: one per core); results in the order of `paths`.
-std::vector<report::ModelResult> LintAll(const std::vector<std::string>& paths,
-                                         const lint::LintOptions& options, int jobs) {
-  std::vector<report::ModelResult> results(paths.size());
+// One model to lint, with the options that apply to it.
+struct ModelJob {
+  std::string path;
+  lint::LintOptions options;
+  lint::Severity fail_on = lint::Severity::kError;
+  std::shared_ptr<const lint::Config> config;  // for its suppressions; may be null
+  std::optional<std::string> error;            // the configuration could not be read
+};
+
+// Lints every job, `jobs` at a time (0: one per core); results in the order of `models`.
+std::vector<report::ModelResult> LintAll(const std::vector<ModelJob>& models, int jobs) {
+  std::vector<report::ModelResult> results(models.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < paths.size(); i = next++) results[i] = LintOne(paths[i], options);
+    for (size_t i = next++; i < models.size(); i = next++) {
+      const ModelJob& m = models[i];
+      if (m.error) {
+        results[i].path = m.path;
+        results[i].error = m.error;
+        continue;
+      }
+      results[i] = LintOne(m.path, m.options);
+      if (m.config == nullptr) continue;
+      std::vector<lint::Finding>& findings = results[i].findings;
+      findings.erase(
+          std::remove_if(findings.begin(), findings.end(),
+                         [&](const lint::Finding& f) { return m.config->Suppressed(m.path, f); }),
+          findings.end());
+    }
   };
   size_t threads = jobs > 0 ? static_cast<size_t>(jobs) : std::thread::hardware_concurrency();
-  threads = std::min(std::max<size_t>(threads, 1), paths.size());
+  threads = std::min(std::max<size_t>(threads, 1), models.size());
   std::vector<std::thread> pool;
   try {
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
@@ -398,6 +417,67 @@ std::vector<report::ModelResult> LintAll(const std::vector<std::string>& paths,
   work();
   for (std::thread& t : pool) t.join();
   return results;
+}
+
+// The command line's own settings: the top layer over any configuration file.
+lint::Settings CommandLineSettings(const Options& options) {
+  lint::Settings s;
+  s.select = options.select;
+  s.extend_select = options.extend_select;
+  s.ignore = options.ignore;
+  s.fail_on = options.fail_on;
+  s.export_dims = options.export_dims;
+  s.dynamic = options.dynamic;
+  s.static_dims = options.static_dims;
+  return s;
+}
+
+// Each model with its options: --config's file, or the nearest configuration above it (read
+// once per directory), under the command line's settings.
+std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Options& options) {
+  const lint::Settings cli = CommandLineSettings(options);
+  using Found = absl::StatusOr<std::shared_ptr<const lint::Config>>;
+  auto load = [](absl::StatusOr<std::optional<lint::Config>> c) -> Found {
+    if (!c.ok()) return c.status();
+    if (!*c) return std::shared_ptr<const lint::Config>();
+    return std::make_shared<const lint::Config>(**std::move(c));
+  };
+  std::optional<Found> explicit_config;
+  if (options.config) {
+    absl::StatusOr<std::optional<lint::Config>> c = lint::ReadConfig(*options.config);
+    if (c.ok() && !*c) {
+      c = absl::InvalidArgumentError(
+          absl::StrCat(*options.config, ": no [tool.onnx-shapelint] table"));
+    }
+    explicit_config = load(std::move(c));
+  }
+  std::map<std::string, Found> by_dir;
+  std::vector<ModelJob> jobs;
+  for (const std::string& path : paths) {
+    ModelJob job;
+    job.path = path;
+    Found found = std::shared_ptr<const lint::Config>();
+    if (explicit_config) {
+      found = *explicit_config;
+    } else if (!options.isolated) {
+      const std::string dir = path == "-" ? "" : std::filesystem::path(path).parent_path().string();
+      auto it = by_dir.find(dir);
+      if (it == by_dir.end()) it = by_dir.emplace(dir, load(lint::FindConfig(path))).first;
+      found = it->second;
+    }
+    if (!found.ok()) {
+      job.error = absl::StrCat("configuration: ", found.status().message());
+      jobs.push_back(std::move(job));
+      continue;
+    }
+    job.config = *found;
+    lint::Settings settings = job.config ? job.config->SettingsFor(path) : lint::Settings();
+    settings.Overlay(cli);
+    job.options = settings.ToLintOptions();
+    job.fail_on = settings.fail_on.value_or(lint::Severity::kError);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 // Writes `text` to `path` through a temporary file in the same directory and a rename, so
@@ -467,7 +547,7 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     const bool is_flag = option == "--help" || option == "-h" || option == "--version" ||
                          option == "--list-rules" || option == "--quiet" ||
-                         option == "--statistics";
+                         option == "--statistics" || option == "--isolated";
     if (!is_flag) return Usage(err, absl::StrCat("unknown option '", option, "'"));
     if (inline_value) return Usage(err, absl::StrCat("option '", option, "' takes no value"));
     // Like most tools, --help and --version act as soon as they are seen.
@@ -481,6 +561,8 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     if (option == "--quiet") {
       options.quiet = true;
+    } else if (option == "--isolated") {
+      options.isolated = true;
     } else if (option == "--statistics") {
       options.statistics = true;
     } else {
@@ -505,29 +587,34 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
     return Usage(err, "--statistics writes 'text' or 'json' only");
   }
 
-  lint::LintOptions lint_options;
-  if (options.select) {
-    lint_options.select = *options.select;
-    // Selecting nothing runs nothing: a rule that does not exist stands for "none".
-    if (lint_options.select.empty()) lint_options.select.push_back("-");
-  }
-  if (!options.extend_select.empty() && !lint_options.select.empty()) {
-    for (const auto& code : options.extend_select) lint_options.select.push_back(code);
-  }
-  lint_options.ignore = options.ignore;
-  lint_options.export_dims = options.export_dims;
-  lint_options.dynamic = options.dynamic;
-  lint_options.static_dims = options.static_dims;
-  std::vector<report::ModelResult> results =
-      LintAll(ExpandModels(options.models), lint_options, options.jobs);
-  bool load_failed = false;
-  bool failing = false;
-  for (const report::ModelResult& result : results) {
-    if (result.error) load_failed = true;
-    for (const lint::Finding& f : result.findings) {
-      if (static_cast<int>(f.severity) >= static_cast<int>(options.fail_on)) failing = true;
+  std::vector<ModelJob> jobs = PlanJobs(ExpandModels(options.models), options);
+  std::vector<report::ModelResult> results = LintAll(jobs, options.jobs);
+  if (options.write_baseline) {
+    const report::Baseline baseline = report::Baseline::Of(results, *options.write_baseline);
+    if (absl::Status written = WriteFileAtomically(*options.write_baseline, baseline.ToJson());
+        !written.ok()) {
+      err << kProgram << ": error: " << written.message() << "\n";
+      return kExitError;
     }
   }
+  if (options.baseline) {
+    absl::StatusOr<report::Baseline> baseline = report::Baseline::Read(*options.baseline);
+    if (!baseline.ok()) {
+      err << kProgram << ": error: " << baseline.status().message() << "\n";
+      return kExitError;
+    }
+    baseline->Filter(results);
+  }
+  bool load_failed = false;
+  bool failing = false;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].error) load_failed = true;
+    for (const lint::Finding& f : results[i].findings) {
+      if (static_cast<int>(f.severity) >= static_cast<int>(jobs[i].fail_on)) failing = true;
+    }
+  }
+  // Writing a baseline accepts the findings there are: only load errors fail the run.
+  if (options.write_baseline) failing = false;
 
   std::ostringstream report;
   const bool to_terminal = !options.output && env.stdout_is_tty;

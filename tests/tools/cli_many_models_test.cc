@@ -199,7 +199,8 @@ pool (float[1,2,6,6] x) => (float[1,2,2,3] y) {
   CHECK_THAT(no_name.out, Contains("no input dim of the model is named 'batch'"));
   Outcome usage = RunCli({"--dynamic", "x2", model});
   CHECK(usage.code == kExitError);
-  CHECK_THAT(usage.err, Contains("invalid axis 'x2' in --dynamic"));
+  CHECK_THAT(usage.err,
+             Contains("invalid axis 'x2' (expected INPUT:AXIS or INPUT:AXIS=NAME) in --dynamic"));
 }
 
 }  // namespace
