@@ -117,17 +117,14 @@ class BakedReshapeTarget : public Rule {
     const bool first = target_axis == 0;
     std::vector<sym::MaybeExpr> target_values;
     for (const auto& e : *target.values) target_values.push_back(e.value);
-    Finding f;
-    f.rule = std::string(info().code);
-    f.name = std::string(info().name);
-    f.node = analysis.Ref(g, node);
-    f.attribute = "input 1 (shape)";
-    f.symbols = {name};
-    f.message =
+    Finding f = FindingAt(
+        analysis, g, node, Severity::kWarning,
         absl::StrCat("Reshape target ", DimsText(target_values), " from ",
                      OriginText(analysis, target), " puts the literal ", *literal,
                      first ? " first" : " last", ", where the input has the ", "dynamic ", name,
-                     ": a size of the example input (a traced int(x.size(", first ? 0 : -1, ")))");
+                     ": a size of the example input (a traced int(x.size(", first ? 0 : -1, ")))"));
+    f.attribute = "input 1 (shape)";
+    f.symbols = {name};
     Witness w;
     w.ranges.push_back({name, *literal, *literal, *literal});
     w.summary = absl::StrCat("reshapes as intended only for ", name, " = ", *literal);

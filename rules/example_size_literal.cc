@@ -330,18 +330,16 @@ class ExampleSizeLiteral : public Rule {
       if (parts.empty()) continue;
       std::sort(symbols.begin(), symbols.end());
       const auto& node = g.node(index);
-      Finding f;
-      f.rule = std::string(info().code);
-      f.name = std::string(info().name);
-      f.node = analysis.Ref(g, index);
+      auto counterexample = analysis.FailureNearExample(symbols, g, index);
+      Finding f =
+          FindingAt(analysis, g, index, counterexample ? Severity::kError : Severity::kWarning,
+                    absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
+                                 ": a size computed once from the example input and "
+                                 "written as a literal; at other sizes of ",
+                                 absl::StrJoin(symbols, ", "), " the node still uses it"));
+      f.counterexample = std::move(counterexample);
       f.attribute = operand;
       f.symbols = symbols;
-      f.message = absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
-                               ": a size computed once from the example input and written as a "
-                               "literal; at other sizes of ",
-                               absl::StrJoin(symbols, ", "), " the node still uses it");
-      f.counterexample = analysis.FailureNearExample(symbols, g, index);
-      f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
       if (const infer::Origin* o = analysis.inference().OriginOf(origin);
           o != nullptr && o->kind == infer::Origin::Kind::kConstantNode && o->graph == &g &&
           o->node != index) {

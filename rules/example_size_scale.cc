@@ -114,17 +114,13 @@ class ExampleSizeScale : public Rule {
         if (!reduced) continue;
         auto matched = Match(analysis, *reduced, number);
         if (!matched) continue;
-        Finding f;
-        f.rule = std::string(info().code);
-        f.name = std::string(info().name);
-        f.severity = Severity::kWarning;
-        f.node = analysis.Ref(g, index);
-        f.attribute = absl::StrCat("input ", side);
-        f.symbols = matched->second;
-        f.message =
+        Finding f = FindingAt(
+            analysis, g, index, Severity::kWarning,
             absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->first,
                          " summed over by ", g.node(reduced->node).op_type(), " '",
-                         g.NodeLabel(reduced->node), "'; the values are right only at that size");
+                         g.NodeLabel(reduced->node), "'; the values are right only at that size"));
+        f.attribute = absl::StrCat("input ", side);
+        f.symbols = matched->second;
         f.notes.push_back(
             {absl::StrCat("the dims are summed over here"), analysis.Ref(g, reduced->node)});
         f.fix =

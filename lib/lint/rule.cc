@@ -33,4 +33,15 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   return f;
 }
 
+Finding Rule::FindingAt(const Analysis& analysis, const ir::Graph& graph, int node,
+                        Severity severity, std::string message) const {
+  Finding f;
+  f.rule = std::string(info_.code);
+  f.name = std::string(info_.name);
+  f.severity = severity;
+  f.node = analysis.Ref(graph, node);
+  f.message = std::move(message);
+  return f;
+}
+
 }  // namespace shapelint::lint

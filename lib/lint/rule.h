@@ -30,6 +30,10 @@ class Rule {
   // drops to warning: an error must be demonstrable.
   Finding FindingFor(const Analysis& analysis, const Cause& cause, int node,
                      std::string message) const;
+  // A finding with the rule's code and name at `node` of `graph`; the rest is the rule's to
+  // fill in (for findings that are not about a cause, such as SL007's literals).
+  Finding FindingAt(const Analysis& analysis, const ir::Graph& graph, int node, Severity severity,
+                    std::string message) const;
 
  private:
   const RuleInfo& info_;
