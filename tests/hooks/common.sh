@@ -92,11 +92,12 @@ head_commit() {
   git rev-parse --verify --quiet HEAD || true
 }
 
-# commit_refused DESCRIPTION [GIT-COMMIT-ARGS...] -- NEEDLE...: `git commit` must fail, leave
-# HEAD where it was, and print every NEEDLE (fixed strings).
-commit_refused() {
-  local description=$1 before output status=0
-  shift
+# try_commit EXPECT DESCRIPTION [GIT-COMMIT-ARGS...] -- [NEEDLE...]: runs `git commit`, which
+# must be refused (EXPECT "refused": it fails and HEAD stays) or go through (EXPECT "passes": a
+# new commit), and print every NEEDLE (fixed strings).
+try_commit() {
+  local expect=$1 description=$2 before output status=0
+  shift 2
   local git_args=()
   while (($#)) && [[ $1 != -- ]]; do
     git_args+=("$1")
@@ -105,8 +106,13 @@ commit_refused() {
   (($#)) && shift
   before=$(head_commit)
   output=$(git commit -q -m "$description" ${git_args[@]+"${git_args[@]}"} 2>&1) || status=$?
-  ((status != 0)) || fail "$description: the commit went through" "$output"
-  [[ $(head_commit) == "$before" ]] || fail "$description: HEAD moved" "$output"
+  if [[ $expect == refused ]]; then
+    ((status != 0)) || fail "$description: the commit went through" "$output"
+    [[ $(head_commit) == "$before" ]] || fail "$description: HEAD moved" "$output"
+  else
+    ((status == 0)) || fail "$description: the commit was refused (exit $status)" "$output"
+    [[ $(head_commit) != "$before" ]] || fail "$description: no new commit" "$output"
+  fi
   local needle
   for needle in "$@"; do
     [[ $output == *"$needle"* ]] || fail "$description: no '$needle' in the output" "$output"
@@ -115,26 +121,8 @@ commit_refused() {
   pass "$description"
 }
 
-# commit_passes DESCRIPTION [GIT-COMMIT-ARGS...] -- [NEEDLE...]: `git commit` must succeed and
-# print every NEEDLE.
-commit_passes() {
-  local description=$1 before output status=0
-  shift
-  local git_args=()
-  while (($#)) && [[ $1 != -- ]]; do
-    git_args+=("$1")
-    shift
-  done
-  (($#)) && shift
-  before=$(head_commit)
-  output=$(git commit -q -m "$description" ${git_args[@]+"${git_args[@]}"} 2>&1) || status=$?
-  ((status == 0)) || fail "$description: the commit was refused (exit $status)" "$output"
-  [[ $(head_commit) != "$before" ]] || fail "$description: no new commit" "$output"
-  local needle
-  for needle in "$@"; do
-    [[ $output == *"$needle"* ]] || fail "$description: no '$needle' in the output" "$output"
-  done
-  last_output=$output
-  pass "$description"
-}
+# commit_refused DESCRIPTION [GIT-COMMIT-ARGS...] -- NEEDLE...
+commit_refused() { try_commit refused "$@"; }
+# commit_passes DESCRIPTION [GIT-COMMIT-ARGS...] -- [NEEDLE...]
+commit_passes() { try_commit passes "$@"; }
 last_output=
