@@ -150,7 +150,8 @@ absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file) {
         if (!value.is_string()) return Bad(file, where + "." + key, "expected a string");
         const std::string text = value.get<std::string>();
         if (key == "rule") {
-          if (RulesMatching(text).empty()) {
+          s.codes = RulesMatching(text);
+          if (s.codes.empty()) {
             return Bad(file, where + ".rule", absl::StrCat("unknown rule '", text, "'"));
           }
           s.rule = text;
@@ -206,14 +207,6 @@ std::string ReadAll(const fs::path& path, bool* ok) {
   buffer << in.rdbuf();
   *ok = static_cast<bool>(in) || in.eof();
   return buffer.str();
-}
-
-// The path of `model` relative to `dir`, with '/' separators, for globs.
-std::string RelativeTo(std::string_view model, const std::string& dir) {
-  std::error_code ec;
-  fs::path abs_model = fs::absolute(fs::path(model), ec).lexically_normal();
-  fs::path abs_dir = fs::absolute(fs::path(dir.empty() ? "." : dir), ec).lexically_normal();
-  return abs_model.lexically_relative(abs_dir).generic_string();
 }
 
 bool GlobFrom(std::string_view p, std::string_view s) {
@@ -278,7 +271,7 @@ LintOptions Settings::ToLintOptions() const {
 
 Settings Config::SettingsFor(std::string_view path) const {
   Settings s = settings;
-  const std::string relative = RelativeTo(path, dir);
+  const std::string relative = RelativePath(path, dir);
   for (const PerPath& p : per_path) {
     if (GlobMatch(p.glob, relative)) s.Overlay(p.settings);
   }
@@ -286,10 +279,9 @@ Settings Config::SettingsFor(std::string_view path) const {
 }
 
 bool Config::Suppressed(std::string_view path, const Finding& finding) const {
-  const std::string relative = RelativeTo(path, dir);
+  const std::string relative = RelativePath(path, dir);
   for (const Suppression& s : suppress) {
-    const std::vector<std::string> rules = RulesMatching(s.rule);
-    if (std::find(rules.begin(), rules.end(), finding.rule) == rules.end()) continue;
+    if (std::find(s.codes.begin(), s.codes.end(), finding.rule) == s.codes.end()) continue;
     if (s.node != finding.node.name && s.node != finding.node.label) continue;
     if (!s.path.empty() && !GlobMatch(s.path, relative)) continue;
     return true;
@@ -383,5 +375,13 @@ std::vector<std::string> RulesMatching(std::string_view item) {
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view path) { return GlobFrom(pattern, path); }
+
+std::string RelativePath(std::string_view path, std::string_view dir) {
+  std::error_code ec;
+  const fs::path abs_path = fs::absolute(fs::path(path), ec).lexically_normal();
+  const fs::path abs_dir =
+      fs::absolute(fs::path(dir.empty() ? std::string_view(".") : dir), ec).lexically_normal();
+  return abs_path.lexically_relative(abs_dir).generic_string();
+}
 
 }  // namespace shapelint::lint

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "shapelint/lint/config.h"
 
 namespace shapelint::report {
 namespace {
@@ -15,13 +16,6 @@ using Json = nlohmann::ordered_json;
 
 // Version of the baseline file layout; bumped on incompatible change.
 constexpr int kBaselineVersion = 1;
-
-std::string RelativeTo(const std::string& model, const std::string& dir) {
-  std::error_code ec;
-  const fs::path abs_model = fs::absolute(fs::path(model), ec).lexically_normal();
-  const fs::path abs_dir = fs::absolute(fs::path(dir.empty() ? "." : dir), ec).lexically_normal();
-  return abs_model.lexically_relative(abs_dir).generic_string();
-}
 
 // Entries are stored as separate fields; the key joins them with a separator no path or
 // name contains.
@@ -37,7 +31,8 @@ std::string JoinKey(const std::string& path, const std::string& rule, const std:
 
 std::string Baseline::Key(const std::string& model_path, const lint::Finding& f) const {
   const std::string node = absl::StrCat(f.node.graph, "/", f.node.label);
-  return JoinKey(model_path == "-" ? "-" : RelativeTo(model_path, dir_), f.rule, node, f.attribute);
+  return JoinKey(model_path == "-" ? "-" : lint::RelativePath(model_path, dir_), f.rule, node,
+                 f.attribute);
 }
 
 Baseline Baseline::Of(const std::vector<ModelResult>& results, const std::string& path) {

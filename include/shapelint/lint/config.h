@@ -41,6 +41,7 @@ struct Settings {
 // configuration file's directory).
 struct Suppression {
   std::string rule;
+  std::vector<std::string> codes;  // the codes `rule` stands for, resolved when read
   std::string node;
   std::string path;  // empty: every model
   std::string reason;
@@ -86,6 +87,10 @@ std::vector<std::string> RulesMatching(std::string_view item);
 // Whether `path` matches the glob `pattern` ('*' within a path component, '**' across
 // components, '?' one character), both relative paths with '/' separators.
 bool GlobMatch(std::string_view pattern, std::string_view path);
+
+// `path` relative to the directory `dir` ("" is the current one), both made absolute first,
+// with '/' separators: how configuration globs and baselines name models.
+std::string RelativePath(std::string_view path, std::string_view dir);
 
 }  // namespace shapelint::lint
 
