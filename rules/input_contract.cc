@@ -30,7 +30,10 @@ class InputContract : public Rule {
                                absl::StrCat("the graph requires ", relation, " (", r.what,
                                             "): an input contract, not a baked size"));
         f.severity = Severity::kNote;
-        f.counterexample.reset();  // a note states the contract; it does not claim a break
+        // A note states the contract; it claims no break. A witness would be misread: each
+        // symbol is fixed only while the others are held.
+        f.counterexample.reset();
+        f.witness.reset();
         f.fix =
             "document the relation for callers, or name the dims so that it holds by "
             "construction (e.g. compute the mask length from the inputs inside the model)";

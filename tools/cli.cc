@@ -82,6 +82,8 @@ Options:
   --ignore RULES      Do not run these rules, even when selected.
   --quiet             Text report: print the findings only, without the
                       summary line.
+  -v, --verbose       Text report: add the symbolic expressions behind each
+                      finding (the failing requirements, the node's shapes).
   --statistics        Print how many findings each rule has instead of the
                       findings ('text' or 'json').
   --jobs N            Lint at most N models at once (default: one per core).
@@ -157,6 +159,7 @@ struct Options {
   std::vector<std::pair<std::string, int64_t>> static_dims;
   std::optional<std::string> output;
   bool quiet = false;
+  bool verbose = false;
   bool statistics = false;
   int jobs = 0;                       // 0: one per core
   std::optional<std::string> config;  // --config: this file for every model
@@ -546,8 +549,8 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
       continue;
     }
     const bool is_flag = option == "--help" || option == "-h" || option == "--version" ||
-                         option == "--list-rules" || option == "--quiet" ||
-                         option == "--statistics" || option == "--isolated";
+                         option == "--list-rules" || option == "--quiet" || option == "--verbose" ||
+                         option == "-v" || option == "--statistics" || option == "--isolated";
     if (!is_flag) return Usage(err, absl::StrCat("unknown option '", option, "'"));
     if (inline_value) return Usage(err, absl::StrCat("option '", option, "' takes no value"));
     // Like most tools, --help and --version act as soon as they are seen.
@@ -561,6 +564,8 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     if (option == "--quiet") {
       options.quiet = true;
+    } else if (option == "--verbose" || option == "-v") {
+      options.verbose = true;
     } else if (option == "--isolated") {
       options.isolated = true;
     } else if (option == "--statistics") {
@@ -635,6 +640,7 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
     text.color = options.color == ColorMode::kAlways ||
                  (options.color == ColorMode::kAuto && to_terminal && !env.no_color);
     text.summary = !options.quiet;
+    text.verbose = options.verbose;
     report::WriteText(results, text, report);
   }
   if (options.output) {

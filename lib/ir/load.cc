@@ -1,22 +1,26 @@
 #include "shapelint/ir/load.h"
 
+#include <fcntl.h>
 #include <onnx/defs/parser.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <sstream>
 #include <system_error>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "ir/skim.h"
 
 namespace shapelint::ir {
 namespace {
@@ -37,6 +41,10 @@ bool LooksLikeText(const std::string& source, std::string_view bytes) {
 absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseBinary(const std::string& source,
                                                        std::string_view bytes) {
   ONNX_NAMESPACE::ModelProto proto;
+  // Weights are most of a model's bytes and none of what linting reads: they are left out
+  // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
+  std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
+  if (skimmed) bytes = skimmed->bytes;
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return InputError(source, "larger than 2 GiB, the limit of a protobuf model");
   }
@@ -62,6 +70,62 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
   }
   return proto;
 }
+
+// A file's bytes, mapped into memory when it is a regular file (pages are read from disk only
+// when touched, and skimming leaves the weights untouched), read into a buffer otherwise.
+class FileBytes {
+ public:
+  static absl::StatusOr<FileBytes> Open(const std::string& path) {
+    FileBytes f;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return InputError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        f.mapped_ = p;
+        f.size_ = static_cast<size_t>(st.st_size);
+        ::close(fd);
+        return f;
+      }
+    }
+    // Pipes, devices and file systems without mmap: read it all.
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        ::close(fd);
+        return InputError(path, absl::StrCat("read error: ", std::strerror(error)));
+      }
+      f.buffer_.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return f;
+  }
+
+  FileBytes(FileBytes&& other) noexcept
+      : mapped_(std::exchange(other.mapped_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        buffer_(std::move(other.buffer_)) {}
+  FileBytes& operator=(FileBytes&&) = delete;
+  ~FileBytes() {
+    if (mapped_ != nullptr) ::munmap(mapped_, size_);
+  }
+
+  std::string_view bytes() const {
+    if (mapped_ != nullptr) return {static_cast<const char*>(mapped_), size_};
+    return buffer_;
+  }
+
+ private:
+  FileBytes() = default;
+  void* mapped_ = nullptr;
+  size_t size_ = 0;
+  std::string buffer_;
+};
 
 }  // namespace
 
@@ -91,11 +155,9 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelF
   auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) return InputError(path, "no such file");
   if (std::filesystem::is_directory(status)) return InputError(path, "is a directory, not a model");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InputError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
-  bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return InputError(path, "read error");
-  return LoadModelFromBytes(bytes, path, format);
+  absl::StatusOr<FileBytes> file = FileBytes::Open(path);
+  if (!file.ok()) return file.status();
+  return LoadModelFromBytes(file->bytes(), path, format);
 }
 
 }  // namespace shapelint::ir

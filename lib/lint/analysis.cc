@@ -94,6 +94,77 @@ std::string RangeText(const SymbolRange& r) {
   return absl::StrCat(r.symbol, " at any size");
 }
 
+// True when `r` says that one sum of input dims equals another, every dim counted once and no
+// constant involved: past_seq + seq == total_seq. Such a relation is the model's input contract
+// (SL006); a baked size always brings a constant or a factor (4*seq == 96, b*64 == 128).
+bool IsUnitRelation(const Requirement& r) {
+  if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
+  const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
+  if (!d || !d->IsPolynomial()) return false;
+  const std::vector<std::string> symbols = d->Symbols();
+  if (symbols.size() < 2) return false;
+  // Coefficients read off at unit points, then the linear form checked at two more points (a
+  // product of symbols would not match it).
+  sym::Binding zero;
+  for (const std::string& s : symbols) zero.Set(s, 0);
+  if (d->Evaluate(zero) != 0) return false;
+  std::vector<int64_t> coefficients;
+  for (const std::string& s : symbols) {
+    sym::Binding unit = zero;
+    unit.Set(s, 1);
+    const std::optional<int64_t> c = d->Evaluate(unit);
+    if (c != 1 && c != -1) return false;
+    coefficients.push_back(*c);
+  }
+  for (int64_t base : {3, 7}) {
+    sym::Binding at;
+    int64_t expected = 0;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      const int64_t v = base + 2 * static_cast<int64_t>(i);
+      at.Set(symbols[i], v);
+      expected += coefficients[i] * v;
+    }
+    if (d->Evaluate(at) != expected) return false;
+  }
+  return true;
+}
+
+// True when a Reshape keeps every dynamic dim of its input as an entry of the target and only
+// regroups the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention. Its
+// literals are right at every size.
+bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact& target) {
+  std::vector<sym::Expr> dynamic;
+  int64_t static_product = 1;
+  for (const auto& d : *input.shape) {
+    if (!d) return false;
+    if (auto c = d->AsConstant()) {
+      if (*c <= 0 || static_product > (int64_t{1} << 40)) return false;
+      static_product *= *c;
+    } else {
+      dynamic.push_back(*d);
+    }
+  }
+  int64_t literal_product = 1;
+  bool infer_one = false;
+  for (const auto& e : *target.values) {
+    if (!e.value) return false;
+    if (auto c = e.value->AsConstant()) {
+      if (*c == -1 && !infer_one) {
+        infer_one = true;
+        continue;
+      }
+      if (*c <= 0 || literal_product > (int64_t{1} << 40)) return false;  // 0 copies a dim
+      literal_product *= *c;
+      continue;
+    }
+    auto it = std::find(dynamic.begin(), dynamic.end(), *e.value);
+    if (it == dynamic.end()) return false;
+    dynamic.erase(it);
+  }
+  if (!dynamic.empty()) return false;
+  return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
+}
+
 }  // namespace
 
 std::string FormatDims(const std::vector<int64_t>& dims) {
@@ -188,6 +259,56 @@ void Analysis::FindPins() {
     if (!syms.empty() && HoldsFarOut(r, syms)) continue;
     pins_.push_back({&r, syms, holds == 0 && syms.empty()});
   }
+  // A declared dim that the graph computes as another sum of input dims (present_key declared
+  // [.., total_seq, ..], computed past_seq + seq) keeps its promise wherever the caller keeps
+  // the input contract that the graph itself requires (the mask Add): not a pin of its own.
+  std::vector<sym::Expr> contracts;  // each one a sum of input dims that must be 0
+  for (const Pin& pin : pins_) {
+    const Requirement& r = *pin.requirement;
+    if (r.kind == RequirementKind::kDeclaredShape || !IsUnitRelation(r)) continue;
+    if (auto d = sym::Sub(r.lhs, r.rhs)) contracts.push_back(*d);
+  }
+  if (contracts.empty()) return;
+  pins_.erase(std::remove_if(pins_.begin(), pins_.end(),
+                             [&](const Pin& pin) {
+                               return pin.requirement->kind == RequirementKind::kDeclaredShape &&
+                                      HoldsUnderContracts(*pin.requirement, contracts, samples);
+                             }),
+              pins_.end());
+}
+
+bool Analysis::HoldsUnderContracts(const Requirement& r, const std::vector<sym::Expr>& contracts,
+                                   const std::vector<sym::Binding>& samples) const {
+  int tried = 0;
+  for (sym::Binding b : samples) {
+    // Each contract gives its last symbol the value that makes it hold (its coefficient is 1
+    // or -1, so the value is an integer); bindings where that is not a size are skipped.
+    bool valid = true;
+    for (const sym::Expr& d : contracts) {
+      const std::string last = d.Symbols().back();
+      b.Set(last, 0);
+      const std::optional<int64_t> rest = d.Evaluate(b);
+      b.Set(last, 1);
+      const std::optional<int64_t> at_one = d.Evaluate(b);
+      if (!rest || !at_one) return false;
+      const int64_t coefficient = *at_one - *rest;
+      const int64_t value = -*rest * coefficient;
+      if (value < 1) {
+        valid = false;
+        break;
+      }
+      b.Set(last, value);
+    }
+    if (!valid) continue;
+    for (const sym::Expr& d : contracts) {
+      if (d.Evaluate(b) != 0) valid = false;  // contracts that share a symbol
+    }
+    if (!valid) continue;
+    auto h = HoldsUnder(r, b);
+    if (!h || !*h) return false;
+    ++tried;
+  }
+  return tried >= 3;
 }
 
 bool Analysis::HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
@@ -711,6 +832,8 @@ Cause Analysis::Blame(const Pin& pin) const {
     moved = witness_;
   }
   if (!moved || pin.requirement->graph != &model_.graph()) return cause;
+  // An input contract has no culprit: no size entered the graph anywhere.
+  if (IsUnitRelation(*pin.requirement)) return cause;
   auto failure = FirstFailure(*moved);
   const ir::Graph& g = model_.graph();
   int start = failure ? failure->requirement->node : pin.requirement->node;
@@ -767,6 +890,7 @@ Cause Analysis::Blame(const Pin& pin) const {
     bool symbolic_input = std::any_of(input->shape->begin(), input->shape->end(),
                                       [](const auto& d) { return d && !d->IsConstant(); });
     if (!symbolic_input) return false;
+    if (RegroupsStaticDims(*input, *target)) return false;
     for (const auto& e : *target->values) {
       auto c = e.value ? e.value->AsConstant() : std::nullopt;
       const infer::Origin* o = inference_.OriginOf(e.origin);

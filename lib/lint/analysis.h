@@ -122,6 +122,11 @@ class Analysis {
   // True when `requirement` holds at two bindings with all of `syms` far above any literal.
   bool HoldsFarOut(const infer::Requirement& requirement,
                    const std::vector<std::string>& syms) const;
+  // True when `requirement` holds at every sample moved onto `contracts` (sums of input dims
+  // that the graph requires to be 0), and at three of them at least.
+  bool HoldsUnderContracts(const infer::Requirement& requirement,
+                           const std::vector<sym::Expr>& contracts,
+                           const std::vector<sym::Binding>& samples) const;
   std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
   void FindPins();

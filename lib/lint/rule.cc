@@ -1,9 +1,50 @@
 #include "lint/rule.h"
 
+#include <string>
+#include <string_view>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "shapelint/infer/facts.h"
 
 namespace shapelint::lint {
+namespace {
+
+std::string RequirementText(const infer::Requirement& r) {
+  const std::string lhs = r.lhs.ToString(kMaxExprText);
+  const std::string rhs = r.rhs.ToString(kMaxExprText);
+  switch (r.relation) {
+    case infer::Relation::kEqual:
+      return absl::StrCat(lhs, " == ", rhs);
+    case infer::Relation::kBroadcastable:
+      return absl::StrCat(lhs, " == ", rhs, ", or either is 1");
+    case infer::Relation::kDivisible:
+      return absl::StrCat(lhs, " % ", rhs, " == 0");
+    case infer::Relation::kAtLeast:
+      return absl::StrCat(lhs, " >= ", rhs);
+  }
+  return "";
+}
+
+// The shapes of the node's inputs and outputs as the engine computed them.
+void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, Finding& f) {
+  if (node < 0) return;
+  const auto& proto = graph.node(node);
+  auto add = [&](std::string_view kind, const std::string& value) {
+    if (value.empty()) return;  // an omitted optional input
+    const infer::TensorFact* fact = analysis.inference().FindIn(graph, value);
+    if (fact == nullptr) return;
+    std::string text = infer::ShapeText(*fact, kMaxExprText);
+    if (fact->values && !fact->values->empty() && fact->values->size() <= 16) {
+      absl::StrAppend(&text, " = ", infer::ValuesText(*fact, kMaxExprText));
+    }
+    f.expressions.push_back({absl::StrCat(std::string(kind), " '", value, "'"), std::move(text)});
+  };
+  for (const std::string& input : proto.input()) add("input", input);
+  for (const std::string& output : proto.output()) add("output", output);
+}
+
+}  // namespace
 
 Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
                          std::string message) const {
@@ -23,6 +64,17 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
     f.counterexample = analysis.CounterexampleFor(cause.symbols);
   }
   f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
+  for (const Pin* pin : cause.pins) {
+    const infer::Requirement& r = *pin->requirement;
+    std::string text = RequirementText(r);
+    if (!r.what.empty()) absl::StrAppend(&text, " (", r.what, ")");
+    if (r.graph != nullptr && r.node >= 0 && (r.graph != &graph || r.node != node)) {
+      absl::StrAppend(&text, " at ", r.graph->node(r.node).op_type(), " '",
+                      r.graph->NodeLabel(r.node), "'");
+    }
+    f.expressions.push_back({"requires", std::move(text)});
+  }
+  AddNodeShapes(analysis, graph, node, f);
   // The blame chain: how the size travels from the culprit to where the graph breaks.
   for (size_t i = 1; i < cause.chain.size(); ++i) {
     int n = cause.chain[i];
@@ -41,6 +93,7 @@ Finding Rule::FindingAt(const Analysis& analysis, const ir::Graph& graph, int no
   f.severity = severity;
   f.node = analysis.Ref(graph, node);
   f.message = std::move(message);
+  AddNodeShapes(analysis, graph, node, f);
   return f;
 }
 

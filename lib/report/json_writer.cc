@@ -95,6 +95,11 @@ Json ToJson(const lint::Finding& f) {
   }
   j["notes"] = std::move(notes);
   j["fix"] = StringOrNull(f.fix);
+  Json expressions = Json::array();
+  for (const lint::Expression& e : f.expressions) {
+    expressions.push_back({{"label", e.label}, {"text", e.text}});
+  }
+  j["expressions"] = std::move(expressions);
   return j;
 }
 

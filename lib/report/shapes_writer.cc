@@ -11,20 +11,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string DimText(const sym::MaybeExpr& d) { return d ? d->ToString() : "?"; }
-
-std::string ShapeText(const infer::TensorFact& f) {
-  if (!f.shape) return absl::StrCat(ElementTypeName(f.elem_type), "[...]");
-  std::vector<std::string> dims;
-  for (const auto& d : *f.shape) dims.push_back(DimText(d));
-  return absl::StrCat(ElementTypeName(f.elem_type), "[", absl::StrJoin(dims, ", "), "]");
-}
-
-std::string ValuesText(const infer::TensorFact& f) {
-  std::vector<std::string> vals;
-  for (const auto& e : *f.values) vals.push_back(DimText(e.value));
-  return absl::StrCat("{", absl::StrJoin(vals, ", "), "}");
-}
+// Expressions share subexpressions and can print far longer than they are (exponentially, on
+// some real models): every dim is spelled out up to this length, then cut with "...".
+constexpr size_t kMaxDimText = 1000;
 
 // Dims at the given sizes; "?" where a dim is unknown or mentions an unbound symbol.
 std::string EvaluatedText(const infer::TensorFact& f, const sym::Binding& at) {
@@ -55,38 +44,9 @@ void Walk(const ir::Graph& g, const infer::Inference& inf, int depth, const Visi
   }
 }
 
-Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString()) : Json(nullptr); }
+Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString(kMaxDimText)) : Json(nullptr); }
 
 }  // namespace
-
-std::string ElementTypeName(int32_t t) {
-  static const char* const kNames[] = {"?",
-                                       "float",
-                                       "uint8",
-                                       "int8",
-                                       "uint16",
-                                       "int16",
-                                       "int32",
-                                       "int64",
-                                       "string",
-                                       "bool",
-                                       "float16",
-                                       "double",
-                                       "uint32",
-                                       "uint64",
-                                       "complex64",
-                                       "complex128",
-                                       "bfloat16",
-                                       "float8e4m3fn",
-                                       "float8e4m3fnuz",
-                                       "float8e5m2",
-                                       "float8e5m2fnuz",
-                                       "uint4",
-                                       "int4",
-                                       "float4e2m1"};
-  if (t < 0 || t >= static_cast<int32_t>(std::size(kNames))) return absl::StrCat("type", t);
-  return kNames[t];
-}
 
 void WriteShapesText(const ShapesReport& r, std::ostream& out) {
   out << r.path << "\n";
@@ -100,9 +60,9 @@ void WriteShapesText(const ShapesReport& r, std::ostream& out) {
            absl::StrAppend(&line, name, "  (", g.node(node).op_type(), " '", g.NodeLabel(node),
                            "')");
          }
-         absl::StrAppend(&line, ": ", ShapeText(f));
+         absl::StrAppend(&line, ": ", infer::ShapeText(f, kMaxDimText));
          if (f.values && !f.values->empty() && f.values->size() <= 16) {
-           absl::StrAppend(&line, " = ", ValuesText(f));
+           absl::StrAppend(&line, " = ", infer::ValuesText(f, kMaxDimText));
          }
          if (r.at != nullptr) absl::StrAppend(&line, "  at ", EvaluatedText(f, *r.at));
          out << line << "\n";
@@ -126,7 +86,7 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
            v["producer"] =
                node < 0 ? Json(initializer ? "initializer" : "input") : Json(g.NodeLabel(node));
            v["op_type"] = node < 0 ? Json(nullptr) : Json(g.node(node).op_type());
-           v["elem_type"] = ElementTypeName(f.elem_type);
+           v["elem_type"] = infer::ElementTypeName(f.elem_type);
            if (f.shape) {
              Json dims = Json::array();
              for (const auto& d : *f.shape) dims.push_back(DimJson(d));

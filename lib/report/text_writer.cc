@@ -4,6 +4,8 @@
 //     = witness: works only for s2 in [6, 8] and s3 in [6, 7]
 //     = counterexample: at s0=2, s1=3, s2=9, s3=8 (x: [2, 3, 9, 8]): output 'y' is ...
 //     = note: ...
+//     = requires: ...        (with --verbose: the symbolic expressions behind it)
+//     = input 'x': ...
 //     = help: ...
 #include <cstdint>
 #include <ostream>
@@ -178,8 +180,8 @@ std::string DescribeCounterexample(const lint::Counterexample& cx) {
   return absl::StrCat(where, ": ", what);
 }
 
-void WriteFinding(const std::string& path, const lint::Finding& f, const Painter& p,
-                  std::ostream& out) {
+void WriteFinding(const std::string& path, const lint::Finding& f, const TextOptions& options,
+                  const Painter& p, std::ostream& out) {
   std::string head = DisplayPath(path);
   std::string location = Location(f.node);
   if (!location.empty()) absl::StrAppend(&head, ": ", location);
@@ -206,6 +208,9 @@ void WriteFinding(const std::string& path, const lint::Finding& f, const Painter
     }
     out << p.Item("note",
                   where.empty() ? Text(n.message) : absl::StrCat(where, ": ", Text(n.message)));
+  }
+  if (options.verbose) {
+    for (const lint::Expression& e : f.expressions) out << p.Item(Clean(e.label), Text(e.text));
   }
   if (!f.fix.empty()) out << p.Item("help", Text(f.fix));
 }
@@ -240,7 +245,7 @@ void WriteText(const std::vector<ModelResult>& results, const TextOptions& optio
       }
       // A blank line between blocks, as compilers do, so each finding reads on its own.
       if (printed) out << "\n";
-      WriteFinding(r.path, f, p, out);
+      WriteFinding(r.path, f, options, p, out);
       printed = true;
     }
   }

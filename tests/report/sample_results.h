@@ -44,6 +44,9 @@ inline lint::Finding PoolError() {
                          "decomposed at export",
               .node = std::nullopt}};
   f.fix = "export with dynamo=True, or replace the adaptive pool by a fixed-size pool";
+  f.expressions = {
+      {.label = "requires", .text = "floor(s2 / 3) == 2 (graph output 'y' declares axis 2 as 2)"},
+      {.label = "input 'x'", .text = "float[s0, s1, s2, s3]"}};
   return f;
 }
 

@@ -52,6 +52,17 @@ TEST_CASE("text: the whole report for the sample results", "[report][text]") {
   CHECK(Text(SampleResults()) == expected);
 }
 
+TEST_CASE("text: --verbose adds the expressions before the help line", "[report][text]") {
+  std::ostringstream out;
+  WriteText(One(PoolError()), TextOptions{.summary = false, .verbose = true}, out);
+  CHECK_THAT(out.str(),
+             Contains("decomposed at export\n"
+                      "  = requires: floor(s2 / 3) == 2 (graph output 'y' declares axis 2 as 2)\n"
+                      "  = input 'x': float[s0, s1, s2, s3]\n"
+                      "  = help: export with"));
+  CHECK_THAT(Text(One(PoolError())), !Contains("requires"));
+}
+
 TEST_CASE("text: no colour codes unless asked", "[report][text]") {
   CHECK_THAT(Text(SampleResults()), !Contains("\x1b"));
   std::string colored = Text(SampleResults(), /*color=*/true);

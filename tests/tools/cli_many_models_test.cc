@@ -113,6 +113,17 @@ TEST_CASE("cli: --quiet leaves out the summary line", "[cli][many]") {
   CHECK(RunCli({"--quiet", SHAPELINT_SOURCE_DIR "/tests/tools/inputs/clean.onnxtxt"}).out == "");
 }
 
+TEST_CASE("cli: --verbose shows the requirement and the node's shapes", "[cli][many]") {
+  for (const char* flag : {"--verbose", "-v"}) {
+    Outcome o = RunCli({flag, kBakedPool});
+    CHECK(o.code == kExitFindings);
+    // The pool's output dim floor(H / 3) must stay 2, as y declares.
+    CHECK_THAT(o.out, Contains("  = requires: floor(H / 3) == 2"));
+    CHECK_THAT(o.out, Contains("  = output 'y': float[N, C, floor(H / 3), floor(W / 2)]"));
+  }
+  CHECK_THAT(RunCli({kBakedPool}).out, !Contains("= requires:"));
+}
+
 TEST_CASE("cli: --format github writes workflow commands", "[cli][many]") {
   TempDir dir;
   // A path with the characters GitHub's syntax reserves: ',' and ':' must be escaped.

@@ -93,6 +93,14 @@ struct Requirement {
   std::string what;  // e.g. "inner dimension of MatMul: input 0 axis 1 vs input 1 axis 0"
 };
 
+// ONNX's name of an element type ("float", "int64", ...), "?" when unknown.
+std::string ElementTypeName(int32_t elem_type);
+// "float[batch, 3, floor((height - 3) / 2) + 1]": "?" for an unknown dim, "[...]" for an
+// unknown rank; each dim cut to `max_chars` (expressions can print far longer than they are).
+std::string ShapeText(const TensorFact& fact, size_t max_chars);
+// "{batch, 3, -1}" for a tracked integer tensor; empty when its values are not tracked.
+std::string ValuesText(const TensorFact& fact, size_t max_chars);
+
 // Whether `relation` holds for these concrete numbers.
 bool Holds(Relation relation, int64_t lhs, int64_t rhs);
 

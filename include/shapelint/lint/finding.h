@@ -61,6 +61,13 @@ struct Note {
   std::optional<NodeRef> node;
 };
 
+// A symbolic fact behind a finding: "requires" with "floor((height - 3) / 3) + 1 == 2", or
+// "input 'x'" with "float[batch, 3, height, width]".
+struct Expression {
+  std::string label;
+  std::string text;
+};
+
 struct Finding {
   std::string rule;  // stable code, e.g. "SL001"
   std::string name;  // kebab-case rule name
@@ -73,6 +80,9 @@ struct Finding {
   std::optional<Counterexample> counterexample;
   std::vector<Note> notes;  // blame chain and context, in order
   std::string fix;          // how to fix it, one sentence
+  // The requirements and the node's shapes as symbolic expressions, for readers who want to
+  // check the reasoning (text reports show them with --verbose).
+  std::vector<Expression> expressions;
 };
 
 }  // namespace shapelint::lint

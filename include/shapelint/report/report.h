@@ -29,7 +29,8 @@ void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out);
 
 struct TextOptions {
   bool color = false;
-  bool summary = true;  // the closing "1 error, 0 warnings in 1 model" line (off: --quiet)
+  bool summary = true;   // the closing "1 error, 0 warnings in 1 model" line (off: --quiet)
+  bool verbose = false;  // the findings' symbolic expressions too (--verbose)
 };
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out);

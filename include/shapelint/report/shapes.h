@@ -20,9 +20,6 @@ struct ShapesReport {
   const sym::Binding* at = nullptr;  // sizes to evaluate every dim at, or nullptr
 };
 
-// ONNX's name of an element type ("float", "int64", ...), "?" when unknown.
-std::string ElementTypeName(int32_t elem_type);
-
 void WriteShapesText(const ShapesReport& report, std::ostream& out);
 // One JSON object per model; the CLI wraps them in a document (docs/json-format.md).
 void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out);

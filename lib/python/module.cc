@@ -1,0 +1,420 @@
+// The Python module onnx_shapelint (docs/python.md): lint(), check() and rules() over the
+// library. Findings reach Python through the JSON writer, so a finding is a dict with exactly the
+// fields of a finding in the JSON report (docs/json-format.md): one schema for both.
+#include <fcntl.h>
+#include <pybind11/pybind11.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/config.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/lint/lint.h"
+#include "shapelint/report/report.h"
+
+namespace shapelint::python {
+namespace {
+
+namespace py = pybind11;
+
+// Python strings must be valid UTF-8; paths, node names and messages come from the model file and
+// may not be. Bad bytes become U+FFFD, as in the JSON report.
+py::str Utf8(std::string_view s) {
+  PyObject* str = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (str == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(str);
+}
+
+[[noreturn]] void Raise(PyObject* type, std::string_view message) {
+  PyErr_SetObject(type, Utf8(message).ptr());
+  throw py::error_already_set();
+}
+
+// Bad options and models that cannot be loaded are the caller's to fix: ValueError. Any other
+// status would be a failure of the linter itself.
+[[noreturn]] void RaiseStatus(const absl::Status& status) {
+  const std::string message(status.message());
+  Raise(status.code() == absl::StatusCode::kInvalidArgument ? PyExc_ValueError : PyExc_RuntimeError,
+        message);
+}
+
+// The model as lint() was given it, reduced while the GIL is held to what the library reads:
+// a path, or bytes.
+struct Input {
+  std::string source;               // names the model in messages and in the text report
+  std::optional<std::string> path;  // a file to read; otherwise `bytes`
+  py::bytes bytes;                  // kept referenced while the GIL is released
+  ir::ModelFormat format = ir::ModelFormat::kAuto;
+};
+
+// The library reports every load failure as a bad model; Python code expects an OSError
+// (FileNotFoundError, PermissionError, IsADirectoryError) for a path it cannot open, with the
+// path in `filename`. So the path is opened once here first.
+void CheckReadable(const std::string& path, const py::handle& given) {
+  int error = 0;
+  // O_NONBLOCK: a FIFO opens without waiting for a writer here, with the GIL held; the library
+  // waits for it when it reads, with the GIL released.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    error = errno;
+  } else {
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) error = EISDIR;
+    ::close(fd);
+  }
+  if (error == 0) return;
+  errno = error;
+  PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given.ptr());
+  throw py::error_already_set();
+}
+
+Input ToInput(const py::handle& model) {
+  Input input;
+  if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+    // os.fsencode gives the bytes the OS uses for the name, also for names that are not UTF-8.
+    py::bytes encoded = py::module_::import("os").attr("fsencode")(model);
+    std::string path = encoded;
+    if (path.find('\0') != std::string::npos) {
+      Raise(PyExc_ValueError, "model: embedded null byte in the path");
+    }
+    // The library reads standard input for "-"; here it can only be a file of that name.
+    if (path == "-") path = "./-";
+    CheckReadable(path, model);
+    input.source = path;
+    input.path = std::move(path);
+    return input;
+  }
+  if (py::hasattr(model, "SerializeToString")) {
+    // An onnx.ModelProto, or anything that serializes to one; onnx itself is not needed here.
+    py::object serialized = model.attr("SerializeToString")();
+    if (!py::isinstance<py::bytes>(serialized)) {
+      throw py::type_error("model.SerializeToString() did not return bytes");
+    }
+    input.source = absl::StrCat(
+        "<", py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>(), ">");
+    input.bytes = py::reinterpret_borrow<py::bytes>(serialized);
+    input.format = ir::ModelFormat::kBinary;
+    return input;
+  }
+  if (PyObject_CheckBuffer(model.ptr())) {
+    // bytes as they are; a bytearray or memoryview is copied, as it could change while the GIL
+    // is released.
+    PyObject* bytes = PyBytes_FromObject(model.ptr());
+    if (bytes == nullptr) throw py::error_already_set();
+    input.source = "<bytes>";
+    input.bytes = py::reinterpret_steal<py::bytes>(bytes);
+    return input;
+  }
+  throw py::type_error(
+      absl::StrCat("model must be a path (str or os.PathLike), bytes, or an onnx.ModelProto, not ",
+                   py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>()));
+}
+
+// A str stands for itself; any other iterable for its elements (owned: a generator's elements
+// live only as long as someone holds them).
+std::vector<py::object> Elements(const py::handle& value, std::string_view option,
+                                 std::string_view expected) {
+  std::vector<py::object> elements;
+  if (py::isinstance<py::str>(value)) {
+    elements.push_back(py::reinterpret_borrow<py::object>(value));
+  } else if (py::isinstance<py::iterable>(value)) {
+    for (py::handle element : value) {
+      elements.push_back(py::reinterpret_borrow<py::object>(element));
+    }
+  } else {
+    throw py::type_error(absl::StrCat(std::string(option), " must be ", std::string(expected)));
+  }
+  return elements;
+}
+
+// A str of comma-separated items, as on the command line, or an iterable of them.
+std::vector<std::string> Items(const py::handle& value, std::string_view option) {
+  constexpr std::string_view kExpected = "a str or a list of str";
+  std::vector<std::string> items;
+  for (const py::object& element : Elements(value, option, kExpected)) {
+    if (!py::isinstance<py::str>(element)) {
+      throw py::type_error(absl::StrCat(std::string(option), " must be ", std::string(kExpected)));
+    }
+    for (absl::string_view item : absl::StrSplit(element.cast<std::string>(), ',')) {
+      item = absl::StripAsciiWhitespace(item);
+      if (!item.empty()) items.emplace_back(item);
+    }
+  }
+  return items;
+}
+
+// Rule codes, names or code prefixes, as --select and --ignore take them.
+std::vector<std::string> RuleCodes(const py::handle& value, std::string_view option) {
+  std::vector<std::string> codes;
+  for (const std::string& item : Items(value, option)) {
+    std::vector<std::string> found = lint::RulesMatching(item);
+    if (found.empty()) {
+      Raise(PyExc_ValueError, absl::StrCat("unknown rule '", item, "' in ", std::string(option),
+                                           " (see onnx_shapelint.rules())"));
+    }
+    for (std::string& code : found) {
+      if (std::find(codes.begin(), codes.end(), code) == codes.end()) {
+        codes.push_back(std::move(code));
+      }
+    }
+  }
+  return codes;
+}
+
+// A Python int as int64_t; ValueError past its range rather than pybind11's RuntimeError.
+int64_t ToInt64(const py::handle& value, std::string_view what) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0) Raise(PyExc_ValueError, absl::StrCat(std::string(what), " out of range"));
+  return static_cast<int64_t>(v);
+}
+
+lint::DynamicAxis DynamicAxisFromTuple(const py::handle& item) {
+  const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+  const bool named = t.size() == 3;
+  if ((t.size() != 2 && !named) || !py::isinstance<py::str>(t[0]) ||
+      !py::isinstance<py::int_>(t[1]) || (named && !py::isinstance<py::str>(t[2]))) {
+    throw py::type_error("dynamic: a tuple must be (input, axis) or (input, axis, name)");
+  }
+  lint::DynamicAxis axis;
+  axis.input = t[0].cast<std::string>();
+  axis.axis = ToInt64(t[1], "dynamic: axis");
+  if (named) axis.name = t[2].cast<std::string>();
+  return axis;
+}
+
+// The keyword options of lint() and check(), read the way the command line reads its options,
+// into the library's settings; None leaves an option at its default.
+lint::LintOptions ToLintOptions(const py::object& select, const py::object& ignore,
+                                const py::object& export_dims, const py::object& dynamic,
+                                const py::object& static_dims) {
+  lint::Settings settings;
+  if (!select.is_none()) settings.select = RuleCodes(select, "select");
+  if (!ignore.is_none()) settings.ignore = RuleCodes(ignore, "ignore");
+  if (!export_dims.is_none()) {
+    const std::string text = absl::StrJoin(Items(export_dims, "export_dims"), ",");
+    absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(text);
+    if (!spec.ok()) {
+      Raise(PyExc_ValueError,
+            absl::StrCat(spec.status().message(), " in export_dims '", text, "'"));
+    }
+    if (spec->range_symbol) {
+      Raise(PyExc_ValueError, absl::StrCat("export_dims takes sizes, not a range: '", text, "'"));
+    }
+    settings.export_dims = *std::move(spec);
+  }
+  if (!dynamic.is_none()) {
+    // Tuples are taken as they are; strings are split on commas like --dynamic.
+    for (const py::object& element :
+         Elements(dynamic, "dynamic", "a list of 'input:axis[=name]' or (input, axis[, name])")) {
+      if (py::isinstance<py::tuple>(element)) {
+        settings.dynamic.push_back(DynamicAxisFromTuple(element));
+        continue;
+      }
+      for (const std::string& text : Items(element, "dynamic")) {
+        absl::StatusOr<lint::DynamicAxis> axis = lint::ParseDynamicAxis(text);
+        if (!axis.ok()) {
+          Raise(PyExc_ValueError, absl::StrCat(axis.status().message(), " in dynamic"));
+        }
+        settings.dynamic.push_back(*std::move(axis));
+      }
+    }
+  }
+  if (!static_dims.is_none()) {
+    if (!py::hasattr(static_dims, "items")) {
+      throw py::type_error("static must be a dict of dim name -> size");
+    }
+    for (py::handle entry : static_dims.attr("items")()) {
+      if (!py::isinstance<py::tuple>(entry) || py::len(entry) != 2) {
+        throw py::type_error("static must be a dict of dim name -> size");
+      }
+      const py::tuple kv = py::reinterpret_borrow<py::tuple>(entry);
+      if (!py::isinstance<py::str>(kv[0]) || !py::isinstance<py::int_>(kv[1])) {
+        throw py::type_error("static must be a dict of dim name (str) -> size (int)");
+      }
+      const std::string name = kv[0].cast<std::string>();
+      const int64_t size = ToInt64(kv[1], "static: size");
+      if (name.empty() || size < 0) {
+        Raise(PyExc_ValueError,
+              absl::StrCat("invalid size ", size, " for '", name, "' in static (expected >= 0)"));
+      }
+      settings.static_dims.emplace_back(name, size);
+    }
+  }
+  return settings.ToLintOptions();
+}
+
+struct Linted {
+  report::ModelResult result;  // the source and its findings, as the writers take them
+  py::list findings;           // the same as dicts of the JSON report
+};
+
+Linted LintModel(const py::handle& model, const lint::LintOptions& options) {
+  Input input = ToInput(model);
+  std::string_view bytes;
+  if (!input.path) {
+    char* data = nullptr;
+    Py_ssize_t size = 0;
+    if (PyBytes_AsStringAndSize(input.bytes.ptr(), &data, &size) != 0) {
+      throw py::error_already_set();
+    }
+    bytes = std::string_view(data, static_cast<size_t>(size));
+  }
+
+  Linted linted;
+  linted.result.path = input.source;
+  absl::Status status;
+  std::string json;
+  {
+    // Loading and linting touch no Python object: other threads run meanwhile.
+    py::gil_scoped_release release;
+    absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
+        input.path ? ir::LoadModel(*input.path, input.format)
+                   : ir::LoadModelFromBytes(bytes, input.source, input.format);
+    if (!loaded.ok()) {
+      status = loaded.status();
+    } else {
+      absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(**loaded, options);
+      if (!findings.ok()) {
+        // Options that do not fit the model ("export dims: the model has no input dim named
+        // 'width'") say which model.
+        status = absl::Status(findings.status().code(),
+                              absl::StrCat(input.source, ": ", findings.status().message()));
+      } else {
+        linted.result.findings = *std::move(findings);
+        std::ostringstream out;
+        report::WriteJson({linted.result}, out);
+        json = std::move(out).str();
+      }
+    }
+  }
+  if (!status.ok()) RaiseStatus(status);
+
+  py::object doc = py::module_::import("json").attr("loads")(Utf8(json));
+  linted.findings = doc["models"][py::int_(0)]["findings"];
+  return linted;
+}
+
+py::list Lint(const py::object& model, const py::object& select, const py::object& ignore,
+              const py::object& export_dims, const py::object& dynamic,
+              const py::object& static_dims) {
+  return LintModel(model, ToLintOptions(select, ignore, export_dims, dynamic, static_dims))
+      .findings;
+}
+
+py::list Check(const py::object& model, const std::string& fail_on, const py::object& select,
+               const py::object& ignore, const py::object& export_dims, const py::object& dynamic,
+               const py::object& static_dims) {
+  std::optional<lint::Severity> threshold = lint::ParseSeverity(fail_on);
+  if (!threshold) {
+    Raise(PyExc_ValueError,
+          absl::StrCat("invalid fail_on '", fail_on, "' (expected error, warning or note)"));
+  }
+  Linted linted =
+      LintModel(model, ToLintOptions(select, ignore, export_dims, dynamic, static_dims));
+  const bool fails = std::any_of(
+      linted.result.findings.begin(), linted.result.findings.end(), [&](const lint::Finding& f) {
+        return static_cast<int>(f.severity) >= static_cast<int>(*threshold);
+      });
+  if (!fails) return linted.findings;
+
+  std::ostringstream text;
+  report::WriteText({linted.result}, report::TextOptions{}, text);
+  std::string message = std::move(text).str();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  py::object error = py::module_::import("onnx_shapelint").attr("LintError")(Utf8(message));
+  error.attr("findings") = linted.findings;
+  PyErr_SetObject(error.get_type().ptr(), error.ptr());
+  throw py::error_already_set();
+}
+
+py::list RuleList() {
+  py::list rules;
+  for (const lint::RuleInfo& rule : lint::AllRules()) {
+    py::dict entry;
+    entry["code"] = Utf8(rule.code);
+    entry["name"] = Utf8(rule.name);
+    entry["summary"] = Utf8(rule.summary);
+    entry["level"] = Utf8(lint::SeverityName(rule.level));
+    rules.append(std::move(entry));
+  }
+  return rules;
+}
+
+constexpr char kModuleDoc[] = R"(Static linter for sizes baked into ONNX models.
+
+lint(model, **options) returns the findings; check(model, fail_on="error", **options) raises
+LintError when one is at or above fail_on. See docs/python.md.)";
+
+constexpr char kOptionsDoc[] = R"(
+Options (keyword only, None: the default):
+  select       rules to run: codes, names or code prefixes ("SL001", "baked-pool-kernel",
+               "SL00"), a list or one comma-separated str; [] runs none
+  ignore       rules not to run, the same way
+  export_dims  the sizes the model was exported at, as --export-dims takes them:
+               "x=2x3x224x224" or "batch=2,height=224"
+  dynamic      axes to lint as dynamic: "input:axis" or "input:axis=name" strings, or
+               (input, axis) and (input, axis, name) tuples
+  static       dim names to fix to a size: {"batch": 1}
+
+model is a path (str or os.PathLike), bytes (binary or ONNX text format), or an
+onnx.ModelProto (any object with SerializeToString()).
+Raises OSError for a path that cannot be opened, ValueError for a model that cannot be loaded
+or options that do not fit it, TypeError for arguments of the wrong type.)";
+
+}  // namespace
+
+void DefineModule(py::module_& m) {
+  m.doc() = kModuleDoc;
+  m.attr("__version__") = std::string(lint::Version());
+
+  PyObject* lint_error = PyErr_NewExceptionWithDoc(
+      "onnx_shapelint.LintError",
+      "Raised by check(): the message is the text report, .findings the findings as lint() "
+      "returns them.",
+      PyExc_Exception, nullptr);
+  if (lint_error == nullptr) throw py::error_already_set();
+  m.attr("LintError") = py::reinterpret_steal<py::object>(lint_error);
+
+  // pybind11 copies docstrings; these only need to live through the m.def calls.
+  const std::string lint_doc = absl::StrCat(
+      "The findings for model: a list of dicts, each a finding of the JSON report "
+      "(docs/json-format.md); [] when it is clean.\n",
+      kOptionsDoc);
+  const std::string check_doc = absl::StrCat(
+      "Like lint(), but raises LintError when a finding is at or above fail_on (\"error\", "
+      "\"warning\" or \"note\"); returns the findings otherwise.\n",
+      kOptionsDoc);
+  m.def("lint", &Lint, py::arg("model"), py::kw_only(), py::arg("select") = py::none(),
+        py::arg("ignore") = py::none(), py::arg("export_dims") = py::none(),
+        py::arg("dynamic") = py::none(), py::arg("static") = py::none(), lint_doc.c_str());
+  m.def("check", &Check, py::arg("model"), py::arg("fail_on") = "error", py::kw_only(),
+        py::arg("select") = py::none(), py::arg("ignore") = py::none(),
+        py::arg("export_dims") = py::none(), py::arg("dynamic") = py::none(),
+        py::arg("static") = py::none(), check_doc.c_str());
+  m.def("rules", &RuleList,
+        "The rules, in code order: dicts with code, name, summary and level (the most severe "
+        "level the rule reports at).");
+}
+
+}  // namespace shapelint::python
+
+PYBIND11_MODULE(onnx_shapelint, m) { shapelint::python::DefineModule(m); }
