@@ -19,6 +19,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "ir/skim.h"
 
@@ -38,9 +39,7 @@ bool LooksLikeText(const std::string& source, std::string_view bytes) {
   return !head.empty() && (head.front() == '<' || head.front() == '#');
 }
 
-absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseBinary(const std::string& source,
-                                                       std::string_view bytes) {
-  ONNX_NAMESPACE::ModelProto proto;
+absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::string_view bytes) {
   // Weights are most of a model's bytes and none of what linting reads: they are left out
   // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
   std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
@@ -48,14 +47,20 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseBinary(const std::string& source
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return InputError(source, "larger than 2 GiB, the limit of a protobuf model");
   }
+  // On an arena, a graph's millions of small messages are allocated in blocks and freed at once.
+  auto arena = std::make_unique<google::protobuf::Arena>();
+  auto* proto = google::protobuf::Arena::CreateMessage<ONNX_NAMESPACE::ModelProto>(arena.get());
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   // The default limit is 64 MiB in older protobuf releases; models go up to 2 GiB.
   stream.SetTotalBytesLimit(INT_MAX);
-  if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+  if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
     return InputError(source, "cannot be parsed as an ONNX model (not a protobuf, or truncated)");
   }
-  return proto;
+  if (!proto->has_graph()) {
+    return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");
+  }
+  return Model::FromArena(std::move(arena), proto, std::move(source));
 }
 
 absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
@@ -135,7 +140,8 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
   if (format == ModelFormat::kAuto) {
     format = LooksLikeText(source, bytes) ? ModelFormat::kText : ModelFormat::kBinary;
   }
-  auto proto = format == ModelFormat::kText ? ParseText(source, bytes) : ParseBinary(source, bytes);
+  if (format == ModelFormat::kBinary) return LoadBinary(std::move(source), bytes);
+  auto proto = ParseText(source, bytes);
   if (!proto.ok()) return proto.status();
   if (!proto->has_graph()) {
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");

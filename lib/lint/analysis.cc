@@ -4,6 +4,7 @@
 #include <cctype>
 #include <deque>
 #include <numeric>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -235,6 +236,7 @@ void Analysis::FindPins() {
     samples.push_back(std::move(staggered));
     samples.push_back(std::move(scaled));
   }
+  absl::flat_hash_map<std::tuple<Relation, sym::Expr, sym::Expr>, Verdict> verdicts;
   for (const Requirement& r : inference_.requirements) {
     std::vector<std::string> syms = SymbolsOf(r);
     // Symbols that are not input dims (names from intermediate declarations) cannot be
@@ -242,31 +244,28 @@ void Analysis::FindPins() {
     if (!std::all_of(syms.begin(), syms.end(), [&](auto& s) { return known.contains(s); })) {
       continue;
     }
-    int holds = 0, fails = 0;
-    for (const auto& b : samples) {
-      auto h = HoldsUnder(r, b);
-      if (!h) continue;
-      (*h ? holds : fails)++;
-    }
-    if (fails == 0) continue;  // holds at every size tried: not a restriction
-    constraints_.push_back(&r);
-    // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness,
-    // but on its own it is not a baked size.
-    if (r.relation == Relation::kDivisible) continue;
-    // Neither is a congruence in disguise: x.view(b, 2, c // 2, h, w) requires
-    // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal. A baked size
-    // holds at a bounded set of sizes only.
-    if (!syms.empty() && HoldsFarOut(r, syms)) continue;
-    pins_.push_back({&r, syms, holds == 0 && syms.empty()});
+    // A model states the same requirement in every layer: it is classified once. Expressions
+    // are interned, so equal requirements have equal sides.
+    auto [verdict, fresh] = verdicts.try_emplace({r.relation, r.lhs, r.rhs}, Verdict::kHolds);
+    if (fresh) verdict->second = Classify(r, syms, samples);
+    if (verdict->second == Verdict::kHolds) continue;
+    // Copies hold or fail together: the first one, in topological order, stands for them all.
+    if (fresh) constraints_.push_back(&r);
+    if (verdict->second == Verdict::kConstraint) continue;
+    pins_.push_back({&r, syms, verdict->second == Verdict::kAlwaysFalse});
   }
   // A declared dim that the graph computes as another sum of input dims (present_key declared
   // [.., total_seq, ..], computed past_seq + seq) keeps its promise wherever the caller keeps
   // the input contract that the graph itself requires (the mask Add): not a pin of its own.
-  std::vector<sym::Expr> contracts;  // each one a sum of input dims that must be 0
+  // Each one a sum of input dims that must be 0; a decoder states the same one in every layer.
+  std::vector<sym::Expr> contracts;
   for (const Pin& pin : pins_) {
     const Requirement& r = *pin.requirement;
     if (r.kind == RequirementKind::kDeclaredShape || !IsUnitRelation(r)) continue;
-    if (auto d = sym::Sub(r.lhs, r.rhs)) contracts.push_back(*d);
+    auto d = sym::Sub(r.lhs, r.rhs);
+    if (d && std::find(contracts.begin(), contracts.end(), *d) == contracts.end()) {
+      contracts.push_back(*d);
+    }
   }
   if (contracts.empty()) return;
   pins_.erase(std::remove_if(pins_.begin(), pins_.end(),
@@ -279,13 +278,16 @@ void Analysis::FindPins() {
 
 bool Analysis::HoldsUnderContracts(const Requirement& r, const std::vector<sym::Expr>& contracts,
                                    const std::vector<sym::Binding>& samples) const {
+  std::vector<std::string> solved_for;  // the symbol each contract gives a value
+  for (const sym::Expr& d : contracts) solved_for.push_back(d.Symbols().back());
   int tried = 0;
   for (sym::Binding b : samples) {
     // Each contract gives its last symbol the value that makes it hold (its coefficient is 1
     // or -1, so the value is an integer); bindings where that is not a size are skipped.
     bool valid = true;
-    for (const sym::Expr& d : contracts) {
-      const std::string last = d.Symbols().back();
+    for (size_t i = 0; i < contracts.size(); ++i) {
+      const sym::Expr& d = contracts[i];
+      const std::string& last = solved_for[i];
       b.Set(last, 0);
       const std::optional<int64_t> rest = d.Evaluate(b);
       b.Set(last, 1);
@@ -309,6 +311,25 @@ bool Analysis::HoldsUnderContracts(const Requirement& r, const std::vector<sym::
     ++tried;
   }
   return tried >= 3;
+}
+
+Analysis::Verdict Analysis::Classify(const Requirement& r, const std::vector<std::string>& syms,
+                                     const std::vector<sym::Binding>& samples) const {
+  int holds = 0, fails = 0;
+  for (const auto& b : samples) {
+    auto h = HoldsUnder(r, b);
+    if (!h) continue;
+    (*h ? holds : fails)++;
+  }
+  if (fails == 0) return Verdict::kHolds;  // holds at every size tried: not a restriction
+  // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness, but on
+  // its own it is not a baked size.
+  if (r.relation == Relation::kDivisible) return Verdict::kConstraint;
+  // Neither is a congruence in disguise: x.view(b, 2, c // 2, h, w) requires
+  // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal. A baked size
+  // holds at a bounded set of sizes only.
+  if (!syms.empty() && HoldsFarOut(r, syms)) return Verdict::kConstraint;
+  return holds == 0 && syms.empty() ? Verdict::kAlwaysFalse : Verdict::kPin;
 }
 
 bool Analysis::HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
@@ -377,7 +398,11 @@ void Analysis::SolveWitness() {
     return x;
   };
   std::vector<const Requirement*> live;
+  // A model states the same requirement once per layer; solving needs it once. Expressions are
+  // interned, so equal requirements have equal sides.
+  absl::flat_hash_set<std::tuple<Relation, sym::Expr, sym::Expr>> seen;
   for (const Requirement* r : constraints_) {
+    if (!seen.insert({r->relation, r->lhs, r->rhs}).second) continue;
     auto syms = SymbolsOf(*r);
     if (syms.empty()) continue;  // fails at every size: no witness can fix it
     live.push_back(r);
@@ -535,9 +560,17 @@ Witness Analysis::WitnessFor(const std::vector<std::string>& symbols) const {
 }
 
 std::optional<Analysis::Failure> Analysis::FirstFailure(const sym::Binding& binding) const {
+  // Requirements share their sides (every layer of a decoder requires the same): each
+  // expression is evaluated once.
+  absl::flat_hash_map<sym::Expr, std::optional<int64_t>> values;
+  auto value = [&](const sym::Expr& e) {
+    auto [it, fresh] = values.try_emplace(e);
+    if (fresh) it->second = e.Evaluate(binding);
+    return it->second;
+  };
   for (const Requirement& r : inference_.requirements) {
-    auto l = r.lhs.Evaluate(binding);
-    auto rr = r.rhs.Evaluate(binding);
+    auto l = value(r.lhs);
+    auto rr = value(r.rhs);
     if (l && rr && !infer::Holds(r.relation, *l, *rr)) return Failure{&r, *l, *rr};
   }
   return std::nullopt;
@@ -825,6 +858,8 @@ Cause Analysis::Blame(const Pin& pin) const {
   cause.graph = pin.requirement->graph;
   cause.pins = {&pin};
   cause.symbols = pin.symbols;
+  // An input contract has no culprit: no size entered the graph anywhere.
+  if (IsUnitRelation(*pin.requirement)) return cause;
   auto moved = MoveSymbols(pin.symbols);
   // Without a witness the model already fails where the search ended: blame from there.
   if (!moved && std::any_of(pin.symbols.begin(), pin.symbols.end(),
@@ -832,8 +867,6 @@ Cause Analysis::Blame(const Pin& pin) const {
     moved = witness_;
   }
   if (!moved || pin.requirement->graph != &model_.graph()) return cause;
-  // An input contract has no culprit: no size entered the graph anywhere.
-  if (IsUnitRelation(*pin.requirement)) return cause;
   auto failure = FirstFailure(*moved);
   const ir::Graph& g = model_.graph();
   int start = failure ? failure->requirement->node : pin.requirement->node;

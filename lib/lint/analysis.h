@@ -114,6 +114,14 @@ class Analysis {
     const infer::Requirement* requirement = nullptr;
     int64_t lhs = 0, rhs = 0;
   };
+  enum class Verdict {
+    kHolds,        // at every size tried
+    kConstraint,   // narrows the sizes, as eager PyTorch does too (divisibility, congruences)
+    kPin,          // holds at some sizes only
+    kAlwaysFalse,  // fails whatever the sizes
+  };
+  Verdict Classify(const infer::Requirement& requirement, const std::vector<std::string>& syms,
+                   const std::vector<sym::Binding>& samples) const;
   // Requirements that decide whether sizes are acceptable (pins and divisibility).
   bool HoldsAt(const std::vector<const infer::Requirement*>& constraints,
                const sym::Binding& binding) const;

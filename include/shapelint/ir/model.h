@@ -8,6 +8,7 @@
 #ifndef SHAPELINT_IR_MODEL_H_
 #define SHAPELINT_IR_MODEL_H_
 
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
@@ -78,8 +79,13 @@ class Model {
   // Validates and indexes `proto`. `source` names the model in messages (usually its path).
   static absl::StatusOr<std::unique_ptr<Model>> FromProto(ONNX_NAMESPACE::ModelProto proto,
                                                           std::string source);
+  // The same for a proto allocated on `arena`, which the Model then owns: the whole model is
+  // freed at once instead of message by message (a large graph has millions of them).
+  static absl::StatusOr<std::unique_ptr<Model>> FromArena(
+      std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
+      std::string source);
 
-  const ONNX_NAMESPACE::ModelProto& proto() const { return proto_; }
+  const ONNX_NAMESPACE::ModelProto& proto() const { return *proto_; }
   const Graph& graph() const { return *graph_; }
   const std::string& source() const { return source_; }
   // Opset version imported for `domain` ("" and "ai.onnx" are the same), or -1 if none.
@@ -87,7 +93,11 @@ class Model {
 
  private:
   Model() = default;
-  ONNX_NAMESPACE::ModelProto proto_;
+  static absl::StatusOr<std::unique_ptr<Model>> Index(std::unique_ptr<Model> model);
+  // Declared first, so destroyed last: the proto and the graphs may live on it.
+  std::unique_ptr<google::protobuf::Arena> arena_;
+  ONNX_NAMESPACE::ModelProto owned_proto_;  // unused when the proto lives on arena_
+  ONNX_NAMESPACE::ModelProto* proto_ = nullptr;
   std::string source_;
   std::unique_ptr<Graph> graph_;
   absl::flat_hash_map<std::string, int64_t> opsets_;

@@ -1,0 +1,128 @@
+// Google Benchmark for the hot paths under the whole-model numbers of tools/bench/bench:
+// expression building (interning), evaluation, skimming weights out of a model, and inference
+// and linting of a stack of attention blocks at growing depth (cost per layer should be flat).
+//
+//   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSHAPELINT_BENCH=ON
+//   cmake --build build-bench --target shapelint_micro_bench && build-bench/shapelint_micro_bench
+#include <benchmark/benchmark.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "ir/skim.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint {
+namespace {
+
+// batch * (past + seq) * 4096 and floor((h - 3) / 2) + 1: the shapes a decoder and a CNN build.
+void BM_ExprBuild(benchmark::State& state) {
+  const sym::Expr batch = sym::Expr::Symbol("batch"), past = sym::Expr::Symbol("past");
+  const sym::Expr seq = sym::Expr::Symbol("seq"), h = sym::Expr::Symbol("h");
+  for (auto _ : state) {
+    sym::MaybeExpr total = sym::Add(past, seq);
+    sym::MaybeExpr elements = sym::Mul(sym::Mul(batch, total), sym::Expr::Constant(4096));
+    sym::MaybeExpr pooled =
+        sym::Add(sym::FloorDiv(sym::Sub(h, sym::Expr::Constant(3)), sym::Expr::Constant(2)),
+                 sym::Expr::Constant(1));
+    benchmark::DoNotOptimize(elements);
+    benchmark::DoNotOptimize(pooled);
+  }
+}
+BENCHMARK(BM_ExprBuild);
+
+void BM_ExprEvaluate(benchmark::State& state) {
+  const sym::Expr batch = sym::Expr::Symbol("batch"), past = sym::Expr::Symbol("past");
+  const sym::Expr seq = sym::Expr::Symbol("seq");
+  const sym::Expr e = *sym::Mul(sym::Mul(batch, *sym::Add(past, seq)), sym::Expr::Constant(64));
+  sym::Binding at;
+  at.Set("batch", 2);
+  at.Set("past", 7);
+  at.Set("seq", 3);
+  for (auto _ : state) benchmark::DoNotOptimize(e.Evaluate(at));
+}
+BENCHMARK(BM_ExprEvaluate);
+
+// A model of `layers` attention blocks with a KV cache, in ONNX text: a Shape-built head split,
+// the past concatenated, scores plus an additive mask whose length is the input contract.
+std::string AttentionStack(int layers) {
+  std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+      "g (float[B,S,512] x, float[B,8,P,64] past, float[B,T] mask) => (float[B,S,512] y)\n"
+      "<int64[2] heads = {8, 64}, int64[2] ab = {0, 1}, int64[1] one = {1}, "
+      "int64[1] two = {2}, int64[1] flat = {512}> {\n"
+      "  m = Unsqueeze (mask, one)\n  m4 = Unsqueeze (m, two)\n  x0 = Identity (x)\n";
+  for (int i = 0; i < layers; ++i) {
+    const std::string in = absl::StrCat("x", i), out = absl::StrCat("x", i + 1);
+    auto v = [&](const char* name) { return absl::StrCat(name, "_", i); };
+    absl::StrAppend(&text, "  ", v("shape"), " = Shape (", in, ")\n");
+    absl::StrAppend(&text, "  ", v("bs"), " = Gather (", v("shape"), ", ab)\n");
+    absl::StrAppend(&text, "  ", v("target"), " = Concat <axis = 0> (", v("bs"), ", heads)\n");
+    absl::StrAppend(&text, "  ", v("split"), " = Reshape (", in, ", ", v("target"), ")\n");
+    absl::StrAppend(&text, "  ", v("q"), " = Transpose <perm = [0, 2, 1, 3]> (", v("split"), ")\n");
+    absl::StrAppend(&text, "  ", v("k"), " = Concat <axis = 2> (past, ", v("q"), ")\n");
+    absl::StrAppend(&text, "  ", v("kt"), " = Transpose <perm = [0, 1, 3, 2]> (", v("k"), ")\n");
+    absl::StrAppend(&text, "  ", v("scores"), " = MatMul (", v("q"), ", ", v("kt"), ")\n");
+    absl::StrAppend(&text, "  ", v("masked"), " = Add (", v("scores"), ", m4)\n");
+    absl::StrAppend(&text, "  ", v("p"), " = Softmax <axis = -1> (", v("masked"), ")\n");
+    absl::StrAppend(&text, "  ", v("ctx"), " = MatMul (", v("p"), ", ", v("k"), ")\n");
+    absl::StrAppend(&text, "  ", v("merged"), " = Transpose <perm = [0, 2, 1, 3]> (", v("ctx"),
+                    ")\n");
+    absl::StrAppend(&text, "  ", v("keep"), " = Gather (", v("shape"), ", ab)\n");
+    absl::StrAppend(&text, "  ", v("back"), " = Concat <axis = 0> (", v("keep"), ", flat)\n");
+    absl::StrAppend(&text, "  ", out, " = Reshape (", v("merged"), ", ", v("back"), ")\n");
+  }
+  absl::StrAppend(&text, "  y = Identity (x", layers, ")\n}\n");
+  return text;
+}
+
+void BM_InferAttentionStack(benchmark::State& state) {
+  auto model = ir::LoadModelFromBytes(AttentionStack(static_cast<int>(state.range(0))), "stack",
+                                      ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(infer::Infer(**model));
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_InferAttentionStack)->RangeMultiplier(8)->Range(8, 512)->Complexity();
+
+void BM_LintAttentionStack(benchmark::State& state) {
+  auto model = ir::LoadModelFromBytes(AttentionStack(static_cast<int>(state.range(0))), "stack",
+                                      ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_LintAttentionStack)->RangeMultiplier(8)->Range(8, 512)->Complexity();
+
+// 64 MB of weights in 16 initializers: skimming reads their headers only.
+void BM_SkimWeights(benchmark::State& state) {
+  ONNX_NAMESPACE::ModelProto m;
+  auto* g = m.mutable_graph();
+  for (int i = 0; i < 16; ++i) {
+    auto* t = g->add_initializer();
+    t->set_name(absl::StrCat("w", i));
+    t->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+    t->add_dims(1 << 20);
+    t->set_raw_data(std::string(size_t{4} << 20, '\0'));
+  }
+  const std::string bytes = m.SerializeAsString();
+  for (auto _ : state) benchmark::DoNotOptimize(ir::SkimTensorPayloads(bytes));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes.size()));
+}
+BENCHMARK(BM_SkimWeights);
+
+}  // namespace
+}  // namespace shapelint
+
+BENCHMARK_MAIN();
