@@ -8,7 +8,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "ir/skim.h"
@@ -81,27 +83,29 @@ std::string AttentionStack(int layers) {
   return text;
 }
 
-void BM_InferAttentionStack(benchmark::State& state) {
+// The stack of state.range(0) layers, or nullptr after reporting why it did not load.
+std::unique_ptr<ir::Model> LoadStack(benchmark::State& state) {
   auto model = ir::LoadModelFromBytes(AttentionStack(static_cast<int>(state.range(0))), "stack",
                                       ir::ModelFormat::kText);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
-    return;
+    return nullptr;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(infer::Infer(**model));
   state.SetComplexityN(state.range(0));
+  return *std::move(model);
+}
+
+void BM_InferAttentionStack(benchmark::State& state) {
+  std::unique_ptr<ir::Model> model = LoadStack(state);
+  if (model == nullptr) return;
+  for (auto _ : state) benchmark::DoNotOptimize(infer::Infer(*model));
 }
 BENCHMARK(BM_InferAttentionStack)->RangeMultiplier(8)->Range(8, 512)->Complexity();
 
 void BM_LintAttentionStack(benchmark::State& state) {
-  auto model = ir::LoadModelFromBytes(AttentionStack(static_cast<int>(state.range(0))), "stack",
-                                      ir::ModelFormat::kText);
-  if (!model.ok()) {
-    state.SkipWithError(std::string(model.status().message()).c_str());
-    return;
-  }
-  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
-  state.SetComplexityN(state.range(0));
+  std::unique_ptr<ir::Model> model = LoadStack(state);
+  if (model == nullptr) return;
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(*model));
 }
 BENCHMARK(BM_LintAttentionStack)->RangeMultiplier(8)->Range(8, 512)->Complexity();
 
