@@ -1,6 +1,7 @@
 #include "tools/cli.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -483,23 +484,55 @@ std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Opti
   return jobs;
 }
 
-// Writes `text` to `path` through a temporary file in the same directory and a rename, so
-// that readers see the old file or the whole new one, never a part.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  std::string temp = path + ".tmp.XXXXXX";
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
-  }
+bool WriteAll(int fd, const std::string& text) {
   size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
-  const bool ok = done == text.size() && fsync(fd) == 0;
+  return true;
+}
+
+absl::Status CannotWrite(const std::string& path, int error) {
+  return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", std::strerror(error)));
+}
+
+// Writes `text` to `path` through a temporary file in the same directory and a rename, so
+// that readers see the old file or the whole new one, never a part. A path that is not a
+// regular file (/dev/null, a pipe, a terminal) is written to as it is: renaming over it would
+// replace the device with a file. A symbolic link is followed, and the new file keeps the
+// permissions of the one it replaces (a new one gets the umask's).
+absl::Status WriteFileAtomically(const std::string& requested, const std::string& text) {
+  std::string path = requested;
+  struct stat st {};
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    const int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) return CannotWrite(path, errno);
+    const bool ok = WriteAll(fd, text);
+    const int saved = errno;
+    close(fd);
+    return ok ? absl::OkStatus() : CannotWrite(path, saved);
+  }
+  if (exists) {
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec) path = target.string();
+  }
+  mode_t mode = 0;
+  if (exists) {
+    mode = st.st_mode & 07777;
+  } else {
+    const mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  }
+  std::string temp = path + ".tmp.XXXXXX";
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) return CannotWrite(path, errno);
+  const bool ok = fchmod(fd, mode) == 0 && WriteAll(fd, text) && fsync(fd) == 0;
   const int saved = errno;
   close(fd);
   if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {

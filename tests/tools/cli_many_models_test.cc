@@ -1,6 +1,11 @@
 // The command line over many models and for other consumers: directories, parallel runs,
 // --output, --statistics, --format github, rule selection and --explain.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -86,6 +91,38 @@ TEST_CASE("cli: --output writes the report to a file, whole", "[cli][many]") {
   Outcome bad = RunCli({"--output", (dir.path() / "no" / "such" / "dir.txt").string(), kBakedPool});
   CHECK(bad.code == kExitError);
   CHECK_THAT(bad.err, Contains("cannot write '"));
+}
+
+TEST_CASE("cli: --output keeps devices, links and permissions", "[cli][many]") {
+  TempDir dir;
+  // A pipe stays a pipe (so does /dev/null): the report is written into it, not renamed over it.
+  const std::string fifo = (dir.path() / "report.fifo").string();
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // Held open for reading and writing, the pipe neither blocks the linter's open nor this
+  // test when the report does not arrive; a short report fits in the pipe's buffer.
+  const int fd = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  REQUIRE(fd >= 0);
+  Outcome o = RunCli({"--quiet", "--output", fifo, kBakedPool});
+  std::string received(1 << 16, '\0');
+  const ssize_t n = read(fd, received.data(), received.size());
+  received.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  close(fd);
+  CHECK(o.code == kExitFindings);
+  CHECK_THAT(received, Contains("error[SL001]"));
+  CHECK(fs::is_fifo(fifo));
+  // A link still points at its target, which gets the report and keeps its mode.
+  const fs::path target = dir.path() / "target.txt";
+  const fs::path link = dir.path() / "link.txt";
+  { std::ofstream(target) << "old"; }
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                              fs::perms::others_read);
+  fs::create_symlink(target, link);
+  REQUIRE(RunCli({"--quiet", "--output", link.string(), kBakedPool}).code == kExitFindings);
+  CHECK(fs::is_symlink(link));
+  CHECK_THAT(ReadFile(target.string()), Contains("error[SL001]"));
+  CHECK((fs::status(target).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+         fs::perms::others_read));
 }
 
 TEST_CASE("cli: --statistics counts findings per rule", "[cli][many]") {
