@@ -95,41 +95,6 @@ std::string RangeText(const SymbolRange& r) {
   return absl::StrCat(r.symbol, " at any size");
 }
 
-// True when `r` says that one sum of input dims equals another, every dim counted once and no
-// constant involved: past_seq + seq == total_seq. Such a relation is the model's input contract
-// (SL006); a baked size always brings a constant or a factor (4*seq == 96, b*64 == 128).
-bool IsUnitRelation(const Requirement& r) {
-  if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
-  const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
-  if (!d || !d->IsPolynomial()) return false;
-  const std::vector<std::string> symbols = d->Symbols();
-  if (symbols.size() < 2) return false;
-  // Coefficients read off at unit points, then the linear form checked at two more points (a
-  // product of symbols would not match it).
-  sym::Binding zero;
-  for (const std::string& s : symbols) zero.Set(s, 0);
-  if (d->Evaluate(zero) != 0) return false;
-  std::vector<int64_t> coefficients;
-  for (const std::string& s : symbols) {
-    sym::Binding unit = zero;
-    unit.Set(s, 1);
-    const std::optional<int64_t> c = d->Evaluate(unit);
-    if (c != 1 && c != -1) return false;
-    coefficients.push_back(*c);
-  }
-  for (int64_t base : {3, 7}) {
-    sym::Binding at;
-    int64_t expected = 0;
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      const int64_t v = base + 2 * static_cast<int64_t>(i);
-      at.Set(symbols[i], v);
-      expected += coefficients[i] * v;
-    }
-    if (d->Evaluate(at) != expected) return false;
-  }
-  return true;
-}
-
 // True when a Reshape keeps every dynamic dim of its input as an entry of the target and only
 // regroups the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention. Its
 // literals are right at every size.
@@ -167,6 +132,38 @@ bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact&
 }
 
 }  // namespace
+
+bool IsUnitRelation(const Requirement& r) {
+  if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
+  const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
+  if (!d || !d->IsPolynomial()) return false;
+  const std::vector<std::string> symbols = d->Symbols();
+  if (symbols.size() < 2) return false;
+  // Coefficients read off at unit points, then the linear form checked at two more points (a
+  // product of symbols would not match it).
+  sym::Binding zero;
+  for (const std::string& s : symbols) zero.Set(s, 0);
+  if (d->Evaluate(zero) != 0) return false;
+  std::vector<int64_t> coefficients;
+  for (const std::string& s : symbols) {
+    sym::Binding unit = zero;
+    unit.Set(s, 1);
+    const std::optional<int64_t> c = d->Evaluate(unit);
+    if (c != 1 && c != -1) return false;
+    coefficients.push_back(*c);
+  }
+  for (int64_t base : {3, 7}) {
+    sym::Binding at;
+    int64_t expected = 0;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      const int64_t v = base + 2 * static_cast<int64_t>(i);
+      at.Set(symbols[i], v);
+      expected += coefficients[i] * v;
+    }
+    if (d->Evaluate(at) != expected) return false;
+  }
+  return true;
+}
 
 std::string FormatDims(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");

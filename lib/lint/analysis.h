@@ -169,6 +169,11 @@ class Analysis {
 // naming a symbol or input the model does not have.
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec);
 
+// True when `requirement` says that one sum of input dims equals another, every dim counted once
+// and no constant involved: past_seq + seq == total_seq. Such a relation is the model's input
+// contract (SL006); a baked size always brings a constant or a factor (4*seq == 96).
+bool IsUnitRelation(const infer::Requirement& requirement);
+
 // How to describe a failure of `requirement` with these concrete sides.
 std::string DescribeFailure(const infer::Requirement& requirement, int64_t lhs, int64_t rhs);
 // "[2, 3, 8, 9]"

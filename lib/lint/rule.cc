@@ -1,5 +1,6 @@
 #include "lint/rule.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -62,6 +63,23 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   } else {
     f.witness = analysis.WitnessFor(cause.symbols);
     f.counterexample = analysis.CounterexampleFor(cause.symbols);
+    // Sums of dims related to each other hold along a line, not at the point the search found:
+    // the relation itself is the witness.
+    if (!cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(), [](const Pin* p) {
+          return IsUnitRelation(*p->requirement);
+        })) {
+      std::vector<std::string> relations;
+      for (const Pin* p : cause.pins) {
+        std::string relation = absl::StrCat(p->requirement->lhs.ToString(kMaxExprText),
+                                            " == ", p->requirement->rhs.ToString(kMaxExprText));
+        if (std::find(relations.begin(), relations.end(), relation) == relations.end()) {
+          relations.push_back(std::move(relation));
+        }
+      }
+      f.witness->ranges.clear();
+      f.witness->summary = absl::StrCat("works only where ", absl::StrJoin(relations, " and "));
+      f.witness->relations = std::move(relations);
+    }
   }
   f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
   for (const Pin* pin : cause.pins) {
