@@ -415,7 +415,10 @@ void Analysis::SolveWitness() {
       witness_.Set(symbols_[i], next_free++);
     }
   }
-  for (auto& [root, cons] : group_constraints) {
+  for (const auto& group : group_constraints) {
+    // Not a structured binding: Clang 14 does not let lambdas capture those.
+    const int root = group.first;
+    const std::vector<const Requirement*>& cons = group.second;
     std::vector<std::string> members;
     for (size_t i = 0; i < symbols_.size(); ++i) {
       if (find(static_cast<int>(i)) == root) members.push_back(symbols_[i]);
