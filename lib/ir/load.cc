@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -67,7 +68,14 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
                                                      std::string_view bytes) {
   ONNX_NAMESPACE::ModelProto proto;
   std::string text(bytes);  // the parser needs a NUL-terminated buffer
-  auto status = ONNX_NAMESPACE::OnnxParser::Parse(proto, text.c_str());
+  ONNX_NAMESPACE::Common::Status status;
+  // ONNX's parser reports most errors as a status, but lets std::stof and friends throw on a
+  // malformed number: no exception may leave the library.
+  try {
+    status = ONNX_NAMESPACE::OnnxParser::Parse(proto, text.c_str());
+  } catch (const std::exception& e) {
+    return InputError(source, absl::StrCat("invalid ONNX text format: ", e.what()));
+  }
   if (!status.IsOK()) {
     return InputError(source,
                       absl::StrCat("invalid ONNX text format: ",
