@@ -23,8 +23,7 @@ class DeclaredShapeMismatch : public Rule {
         std::string message = absl::StrCat(
             r.what, ", but the graph computes ", r.lhs.ToString(kMaxExprText),
             pin->always_false ? " at every size"
-                              : absl::StrCat(" (equal only where ", r.lhs.ToString(kMaxExprText),
-                                             " == ", r.rhs.ToString(kMaxExprText), ")"));
+                              : absl::StrCat(" (equal only where ", EqualityText(r), ")"));
         Finding f = FindingFor(analysis, cause, r.node, std::move(message));
         f.attribute = absl::StrCat("output '", r.value, "' axis ", r.axis);
         f.fix =

@@ -23,8 +23,7 @@ class InputContract : public Rule {
             r.lhs.IsConstant() || r.rhs.IsConstant()) {
           continue;
         }
-        const std::string relation =
-            absl::StrCat(r.lhs.ToString(kMaxExprText), " == ", r.rhs.ToString(kMaxExprText));
+        const std::string relation = EqualityText(r);
         if (!stated.insert(relation).second) continue;
         Finding f = FindingFor(analysis, cause, r.node,
                                absl::StrCat("the graph requires ", relation, " (", r.what,

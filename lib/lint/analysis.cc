@@ -131,8 +131,7 @@ bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact&
   return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
 }
 
-}  // namespace
-
+// True when `r` is an input contract (Pin::contract).
 bool IsUnitRelation(const Requirement& r) {
   if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
   const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
@@ -164,6 +163,8 @@ bool IsUnitRelation(const Requirement& r) {
   }
   return true;
 }
+
+}  // namespace
 
 std::string FormatDims(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
@@ -249,7 +250,7 @@ void Analysis::FindPins() {
     // Copies hold or fail together: the first one, in topological order, stands for them all.
     if (fresh) constraints_.push_back(&r);
     if (verdict->second == Verdict::kConstraint) continue;
-    pins_.push_back({&r, syms, verdict->second == Verdict::kAlwaysFalse});
+    pins_.push_back({&r, syms, verdict->second == Verdict::kAlwaysFalse, IsUnitRelation(r)});
   }
   // A declared dim that the graph computes as another sum of input dims (present_key declared
   // [.., total_seq, ..], computed past_seq + seq) keeps its promise wherever the caller keeps
@@ -258,7 +259,7 @@ void Analysis::FindPins() {
   std::vector<sym::Expr> contracts;
   for (const Pin& pin : pins_) {
     const Requirement& r = *pin.requirement;
-    if (r.kind == RequirementKind::kDeclaredShape || !IsUnitRelation(r)) continue;
+    if (r.kind == RequirementKind::kDeclaredShape || !pin.contract) continue;
     auto d = sym::Sub(r.lhs, r.rhs);
     if (d && std::find(contracts.begin(), contracts.end(), *d) == contracts.end()) {
       contracts.push_back(*d);
@@ -859,7 +860,7 @@ Cause Analysis::Blame(const Pin& pin) const {
   cause.pins = {&pin};
   cause.symbols = pin.symbols;
   // An input contract has no culprit: no size entered the graph anywhere.
-  if (IsUnitRelation(*pin.requirement)) return cause;
+  if (pin.contract) return cause;
   auto moved = MoveSymbols(pin.symbols);
   // Without a witness the model already fails where the search ended: blame from there.
   if (!moved && std::any_of(pin.symbols.begin(), pin.symbols.end(),

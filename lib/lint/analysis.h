@@ -29,6 +29,10 @@ struct Pin {
   const infer::Requirement* requirement = nullptr;
   std::vector<std::string> symbols;  // symbols it involves, sorted
   bool always_false = false;         // fails at every size tried
+  // A sum of input dims equal to another, every dim counted once and no constant involved
+  // (past_seq + seq == total_seq): the model's input contract (SL006), which no node is blamed
+  // for. A baked size always brings a constant or a factor (4*seq == 96).
+  bool contract = false;
 };
 
 // Known ways an example size enters a graph.
@@ -168,11 +172,6 @@ class Analysis {
 // The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error
 // naming a symbol or input the model does not have.
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec);
-
-// True when `requirement` says that one sum of input dims equals another, every dim counted once
-// and no constant involved: past_seq + seq == total_seq. Such a relation is the model's input
-// contract (SL006); a baked size always brings a constant or a factor (4*seq == 96).
-bool IsUnitRelation(const infer::Requirement& requirement);
 
 // How to describe a failure of `requirement` with these concrete sides.
 std::string DescribeFailure(const infer::Requirement& requirement, int64_t lhs, int64_t rhs);

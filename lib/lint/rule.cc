@@ -9,6 +9,12 @@
 #include "shapelint/infer/facts.h"
 
 namespace shapelint::lint {
+
+std::string EqualityText(const infer::Requirement& requirement) {
+  return absl::StrCat(requirement.lhs.ToString(kMaxExprText),
+                      " == ", requirement.rhs.ToString(kMaxExprText));
+}
+
 namespace {
 
 std::string RequirementText(const infer::Requirement& r) {
@@ -65,13 +71,11 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
     f.counterexample = analysis.CounterexampleFor(cause.symbols);
     // Sums of dims related to each other hold along a line, not at the point the search found:
     // the relation itself is the witness.
-    if (!cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(), [](const Pin* p) {
-          return IsUnitRelation(*p->requirement);
-        })) {
+    if (!cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(),
+                                           [](const Pin* p) { return p->contract; })) {
       std::vector<std::string> relations;
       for (const Pin* p : cause.pins) {
-        std::string relation = absl::StrCat(p->requirement->lhs.ToString(kMaxExprText),
-                                            " == ", p->requirement->rhs.ToString(kMaxExprText));
+        std::string relation = EqualityText(*p->requirement);
         if (std::find(relations.begin(), relations.end(), relation) == relations.end()) {
           relations.push_back(std::move(relation));
         }

@@ -17,6 +17,9 @@ namespace shapelint::lint {
 // far longer than they are.
 inline constexpr size_t kMaxExprText = 120;
 
+// "lhs == rhs" for `requirement`, each side cut at kMaxExprText.
+std::string EqualityText(const infer::Requirement& requirement);
+
 class Rule {
  public:
   explicit Rule(const RuleInfo& info) : info_(info) {}
