@@ -281,6 +281,33 @@ std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int inde
   return slots;
 }
 
+// Sizes of the slot's dim (when it is one symbol) at which the literal's derivation is exact
+// and eager PyTorch's own value of it would fit: the neighbouring perfect squares for sqrt(T),
+// the neighbouring even sizes and k - 1 for D // 2 (TopK's k then exceeds the dim).
+std::vector<Analysis::Probe> ExactProbes(const Slot& slot, Form form, int64_t d) {
+  const auto symbol = slot.dim.AsSymbol();
+  if (!symbol) return {};
+  const int64_t v = std::llabs(slot.literal);
+  std::vector<Analysis::Probe> probes;
+  auto add = [&](int64_t size) {
+    if (size >= 1 && size != d) probes.push_back({std::string(*symbol), size});
+  };
+  switch (form) {
+    case kSqrt:
+      add((v - 1) * (v - 1));
+      add((v + 1) * (v + 1));
+      break;
+    case kHalf:
+      add(d - 2);
+      add(d + 2);
+      add(v - 1);
+      break;
+    default:
+      break;
+  }
+  return probes;
+}
+
 // True when a weight fixes one of the dim's symbols: a literal derived from it is then a
 // property of the model (a head size, half the channels), not of the example.
 bool FixedByWeight(const Analysis& analysis, const sym::Expr& dim) {
@@ -307,6 +334,7 @@ class ExampleSizeLiteral : public Rule {
     for (int index : g.topological_order()) {
       if (IsCause(analysis, g, index)) continue;  // another rule reports it, with more proof
       std::vector<std::string> parts, symbols;
+      std::vector<Analysis::Probe> probes;
       std::string operand;
       infer::OriginId origin = infer::kNoOrigin;
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
@@ -314,6 +342,7 @@ class ExampleSizeLiteral : public Rule {
         if (!d || FixedByWeight(analysis, slot.dim)) continue;
         auto how = Derivation(slot, *d);
         if (!how) continue;
+        for (auto& p : ExactProbes(slot, *FormOf(slot, *d), *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
         std::string part = slot.literal < 0
                                ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
@@ -330,7 +359,7 @@ class ExampleSizeLiteral : public Rule {
       if (parts.empty()) continue;
       std::sort(symbols.begin(), symbols.end());
       const auto& node = g.node(index);
-      auto counterexample = analysis.FailureNearExample(symbols, g, index);
+      auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
       Finding f =
           FindingAt(analysis, g, index, counterexample ? Severity::kError : Severity::kWarning,
                     absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),

@@ -625,7 +625,8 @@ bool Analysis::FixedByWeight(const std::string& symbol) const {
 }
 
 std::optional<Counterexample> Analysis::FailureNearExample(const std::vector<std::string>& symbols,
-                                                           const ir::Graph& graph, int node) const {
+                                                           const ir::Graph& graph, int node,
+                                                           const std::vector<Probe>& exact) const {
   // Nodes the literal's effect can reach: a failure elsewhere has another cause.
   absl::flat_hash_set<int> downstream{node};
   std::deque<int> queue{node};
@@ -640,24 +641,36 @@ std::optional<Counterexample> Analysis::FailureNearExample(const std::vector<std
   }
   sym::Binding base = witness_;
   for (const auto& [s, v] : example_.values()) base.Set(s, v);
+  auto try_probe = [&](const std::string& symbol, int64_t v,
+                       bool exact_probe) -> std::optional<Counterexample> {
+    const auto d = example_.Get(symbol);
+    if (!d || v < 1 || v == *d) return std::nullopt;
+    sym::Binding b = base;
+    b.Set(symbol, v);
+    auto failure = FirstFailure(b);
+    if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
+        failure->requirement->graph != &graph ||
+        !downstream.contains(failure->requirement->node)) {
+      return std::nullopt;
+    }
+    // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too,
+    // unless the literal itself is what no longer divides, at a size where eager's own value
+    // of it would.
+    if (failure->requirement->relation == Relation::kDivisible &&
+        !(exact_probe && failure->requirement->node == node)) {
+      return std::nullopt;
+    }
+    return CounterexampleAt(b);
+  };
+  for (const Probe& p : exact) {
+    if (std::find(symbols.begin(), symbols.end(), p.symbol) == symbols.end()) continue;
+    if (auto c = try_probe(p.symbol, p.value, true)) return c;
+  }
   for (const auto& s : symbols) {
     const auto d = example_.Get(s);
     if (!d) continue;
     for (int64_t v : {*d - 1, *d + 1, *d / 2, 2 * *d}) {
-      if (v < 1 || v == *d) continue;
-      sym::Binding b = base;
-      b.Set(s, v);
-      auto failure = FirstFailure(b);
-      // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too.
-      if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
-          failure->requirement->relation == Relation::kDivisible) {
-        continue;
-      }
-      if (failure->requirement->graph != &graph ||
-          !downstream.contains(failure->requirement->node)) {
-        continue;
-      }
-      return CounterexampleAt(b);
+      if (auto c = try_probe(s, v, false)) return c;
     }
   }
   return std::nullopt;

@@ -103,10 +103,19 @@ class Analysis {
   void SetExample(sym::Binding example) { example_ = std::move(example); }
   // True when a weight's shape fixes `symbol` to one size (SL004's finding).
   bool FixedByWeight(const std::string& symbol) const;
+  // A size of one symbol at which the literal's derivation is exact, so that eager PyTorch's
+  // version of the literal would fit there: a perfect square for sqrt(T), k - 1 for D // 2.
+  struct Probe {
+    std::string symbol;
+    int64_t value = 0;
+  };
   // A binding at the example sizes, moving one of `symbols` to a nearby size (one less, one
-  // more, half, double), at which the graph fails at `node` or downstream of it.
+  // more, half, double) or to one of `exact` probes, at which the graph fails at `node` or
+  // downstream of it. A failed divisibility (Reshape with -1) counts only at an exact probe and
+  // at `node` itself: elsewhere eager PyTorch would fail the same way.
   std::optional<Counterexample> FailureNearExample(const std::vector<std::string>& symbols,
-                                                   const ir::Graph& graph, int node) const;
+                                                   const ir::Graph& graph, int node,
+                                                   const std::vector<Probe>& exact = {}) const;
 
   NodeRef Ref(const ir::Graph& graph, int node) const;
   // Concrete dims of `value` under `binding`; nullopt if any dim is unknown there.

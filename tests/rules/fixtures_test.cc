@@ -2,7 +2,8 @@
 // in comments, next to the model and to how the expectation was worked out:
 //   # expect: <severity> <code> <value>   a finding on the node that produces <value>
 //   # expect: none                         no finding at all (a lookalike)
-//   # expect-text: <text>                  appears in a finding's message, witness or notes
+//   # expect-text: <text>                  appears in a finding's message, witness, notes or
+//                                          counterexample ("at B=2, T=9" and its failure)
 //   # expect-output: <value> [dims] declared [dims]
 //                                          the counterexample evaluates that graph output
 //   # export-dims: <sizes>                 lint as with --export-dims <sizes>
@@ -72,7 +73,12 @@ std::string FindingKey(const ir::Model& model, const Finding& f) {
 std::string AllText(const Finding& f) {
   std::string t = f.message;
   if (f.witness) absl::StrAppend(&t, "\n", f.witness->summary);
-  if (f.counterexample) absl::StrAppend(&t, "\n", f.counterexample->failure);
+  if (f.counterexample) {
+    // "at B=2, T=9", as the text report prints the size it probed.
+    std::vector<std::string> sizes;
+    for (const auto& [s, v] : f.counterexample->binding) sizes.push_back(absl::StrCat(s, "=", v));
+    absl::StrAppend(&t, "\nat ", absl::StrJoin(sizes, ", "), "\n", f.counterexample->failure);
+  }
   for (const auto& n : f.notes) absl::StrAppend(&t, "\n", n.message);
   return t;
 }
