@@ -649,8 +649,7 @@ std::optional<Counterexample> Analysis::FailureNearExample(const std::vector<std
     b.Set(symbol, v);
     auto failure = FirstFailure(b);
     if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
-        failure->requirement->graph != &graph ||
-        !downstream.contains(failure->requirement->node)) {
+        failure->requirement->graph != &graph || !downstream.contains(failure->requirement->node)) {
       return std::nullopt;
     }
     // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too,
