@@ -1,4 +1,5 @@
 // Ops that introduce or pass on values unchanged: Constant, Identity, Cast.
+#include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
 
@@ -27,6 +28,10 @@ void InferConstant(OpContext& ctx) {
     OriginId origin =
         ctx.AddOrigin({Origin::Kind::kConstantNode, &ctx.graph(), ctx.node_index(), a.name()});
     if (a.name() == "value" && a.type() == AttributeProto::TENSOR) {
+      if (auto defect = TensorDefect(a.t())) {
+        ctx.Note(absl::StrCat("the Constant's value ", *defect,
+                              "; what it holds is treated as unknown"));
+      }
       ctx.out(0) = FactFromTensor(a.t(), origin);
     } else if (a.name() == "value_int" && a.type() == AttributeProto::INT) {
       ctx.out(0) = IntList({a.i()}, /*scalar=*/true, origin);
@@ -52,6 +57,7 @@ void InferConstant(OpContext& ctx) {
     }
     return;
   }
+  ctx.Note("a Constant without a value attribute; its output is unknown");
 }
 
 void InferIdentity(OpContext& ctx) { ctx.out(0) = ctx.in(0); }

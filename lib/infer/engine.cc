@@ -50,6 +50,12 @@ class Propagator : public SubgraphRunner {
 
   void Run() {
     const ir::Graph& g = model_.graph();
+    if (const int64_t opset = model_.OpsetVersion(""); opset > kNewestModelledOpset) {
+      AddEngineNote(out_, {&g, -1,
+                           absl::StrCat("the model imports opset ", opset,
+                                        " of the default domain; its ops are read as in opset ",
+                                        kNewestModelledOpset, ", the newest modelled")});
+    }
     Scope scope{&g, &out_.facts, nullptr, true};
     SeedInputs(g);
     for (int i : g.topological_order()) InferNode(scope, i);
@@ -62,9 +68,9 @@ class Propagator : public SubgraphRunner {
     if (depth_ >= kMaxNesting) {
       if (!nesting_noted_) {
         nesting_noted_ = true;
-        out_.notes.push_back({&ctx.graph(), ctx.node_index(),
-                              absl::StrCat("subgraphs nest deeper than ", kMaxNesting,
-                                           " levels; what they compute is treated as unknown")});
+        AddEngineNote(out_, {&ctx.graph(), ctx.node_index(),
+                             absl::StrCat("subgraphs nest deeper than ", kMaxNesting,
+                                          " levels; what they compute is treated as unknown")});
       }
       return std::vector<TensorFact>(body.proto().output_size());
     }
@@ -99,6 +105,11 @@ class Propagator : public SubgraphRunner {
   void SeedInputs(const ir::Graph& g) {
     const auto& proto = g.proto();
     for (const auto& t : proto.initializer()) {
+      if (auto defect = TensorDefect(t)) {
+        AddEngineNote(out_, {&g, -1,
+                             absl::StrCat("initializer '", t.name(), "' ", *defect,
+                                          "; what it holds is treated as unknown")});
+      }
       Origin o{Origin::Kind::kInitializer, &g, -1, t.name()};
       out_.origins.push_back(o);
       out_.facts[t.name()] = FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
@@ -112,6 +123,12 @@ class Propagator : public SubgraphRunner {
           std::vector<sym::MaybeExpr> dims;
           for (int axis = 0; axis < s->dim_size(); ++axis) {
             const auto& d = s->dim(axis);
+            if (d.has_dim_value() && d.dim_value() < 0) {
+              AddEngineNote(out_, {&g, -1,
+                                   absl::StrCat("graph input '", vi.name(), "' declares axis ",
+                                                axis, " as ", d.dim_value(),
+                                                "; a dim is never negative, so it is unknown")});
+            }
             sym::MaybeExpr dim = DeclaredDim(d);
             bool symbolic = !d.has_dim_value();
             // An unnamed dynamic dim gets a symbol of its own, named after its place.
@@ -158,10 +175,10 @@ class Propagator : public SubgraphRunner {
     if (!ctx.bad_attribute().empty()) {
       // An invalid node: whatever the op function made of it rests on a fallback.
       for (TensorFact& f : outputs) f = TensorFact{};
-      out_.notes.push_back({&g, index,
-                            absl::StrCat(ctx.bad_attribute(),
-                                         "; the model is invalid there, and the node's outputs "
-                                         "are treated as unknown")});
+      AddEngineNote(out_, {&g, index,
+                           absl::StrCat(ctx.bad_attribute(),
+                                        "; the model is invalid there, and the node's outputs "
+                                        "are treated as unknown")});
     }
     for (int k = 0; k < node.output_size(); ++k) {
       if (node.output(k).empty()) continue;
@@ -180,8 +197,8 @@ class Propagator : public SubgraphRunner {
     const char* why = after.overflow != before.overflow
                           ? "a size or value overflowed int64"
                           : "a size expression grew past the cap (64 terms, degree 64, nesting 64)";
-    out_.notes.push_back(
-        {&g, index, absl::StrCat(why, " here; the affected dims are treated as unknown")});
+    AddEngineNote(
+        out_, {&g, index, absl::StrCat(why, " here; the affected dims are treated as unknown")});
   }
 
   // Where the engine knows less than the model declares, take the declaration: it keeps
@@ -276,6 +293,16 @@ std::vector<std::string> Inference::InputSymbols() const {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+void AddEngineNote(Inference& inference, EngineNote note) {
+  if (inference.notes.size() < kMaxEngineNotes) {
+    inference.notes.push_back(std::move(note));
+  } else if (inference.notes.size() == kMaxEngineNotes) {
+    inference.notes.push_back(
+        {note.graph, -1,
+         absl::StrCat("more than ", kMaxEngineNotes, " notes; the rest are left out")});
+  }
 }
 
 Inference Infer(const ir::Model& model) {

@@ -161,7 +161,11 @@ void OpContext::Unsupported(std::string_view reason) {
       return;
     }
   }
-  inference_.notes.push_back({&graph_, node_index_, std::string(reason)});
+  AddEngineNote(inference_, {&graph_, node_index_, std::string(reason)});
+}
+
+void OpContext::Note(std::string message) {
+  AddEngineNote(inference_, {&graph_, node_index_, std::move(message)});
 }
 
 bool IsIntegerType(int32_t t) {
@@ -246,6 +250,52 @@ std::optional<std::vector<Element>> ReadIntegerTensor(const TensorProto& t, Orig
   if (t.int32_data_size() != count) return std::nullopt;
   for (int32_t v : t.int32_data()) out.push_back({sym::Expr::Constant(v), origin});
   return out;
+}
+
+std::optional<std::string> TensorDefect(const TensorProto& t) {
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) return absl::StrCat("has the negative dim ", d);
+    if (__builtin_mul_overflow(count, d, &count)) return "has more elements than int64 counts";
+  }
+  if (!t.has_raw_data() || t.data_location() == TensorProto::EXTERNAL) return std::nullopt;
+  int64_t size = 0;
+  switch (t.data_type()) {
+    case TensorProto::BOOL:
+    case TensorProto::INT8:
+    case TensorProto::UINT8:
+      size = 1;
+      break;
+    case TensorProto::INT16:
+    case TensorProto::UINT16:
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16:
+      size = 2;
+      break;
+    case TensorProto::INT32:
+    case TensorProto::UINT32:
+    case TensorProto::FLOAT:
+      size = 4;
+      break;
+    case TensorProto::INT64:
+    case TensorProto::UINT64:
+    case TensorProto::DOUBLE:
+    case TensorProto::COMPLEX64:
+      size = 8;
+      break;
+    case TensorProto::COMPLEX128:
+      size = 16;
+      break;
+    default:
+      return std::nullopt;  // packed 4-bit and 8-bit float types: not checked
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(count, size, &bytes) ||
+      static_cast<uint64_t>(bytes) != t.raw_data().size()) {
+    return absl::StrCat("holds ", t.raw_data().size(), " bytes of raw data where its dims ask for ",
+                        count, " elements of ", size, " bytes");
+  }
+  return std::nullopt;
 }
 
 TensorFact FactFromTensor(const TensorProto& t, OriginId origin) {

@@ -77,6 +77,8 @@ class OpContext {
 
   // Notes that the op's output stays unknown for `reason` (at most one note per op type).
   void Unsupported(std::string_view reason);
+  // Notes something wrong with this node's own data (a Constant without a value).
+  void Note(std::string message);
 
  private:
   const ir::Graph& graph_;
@@ -127,6 +129,10 @@ std::optional<std::vector<Element>> ReadIntegerTensor(const ONNX_NAMESPACE::Tens
                                                       OriginId origin);
 // Fact for a TensorProto (dtype, dims, and values of small integer tensors).
 TensorFact FactFromTensor(const ONNX_NAMESPACE::TensorProto& tensor, OriginId origin);
+// Why the tensor cannot be what it says, if it cannot: a negative dim, or raw data whose length
+// is not the element count times the element size. Payloads left out (external data, weights
+// skimmed at load) are not checked.
+std::optional<std::string> TensorDefect(const ONNX_NAMESPACE::TensorProto& tensor);
 
 }  // namespace shapelint::infer
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -55,6 +56,8 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
                                                 static_cast<int>(bytes.size()));
   // The default limit is 64 MiB in older protobuf releases; models go up to 2 GiB.
   stream.SetTotalBytesLimit(INT_MAX);
+  // The default depth (100) would refuse a model with 33 levels of If as "not a protobuf".
+  stream.SetRecursionLimit(kMaxMessageDepth);
   if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
     return InputError(source, "cannot be parsed as an ONNX model (not a protobuf, or truncated)");
   }
@@ -64,8 +67,39 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
   return Model::FromArena(std::move(arena), proto, std::move(source));
 }
 
+// How deeply (), [] and {} nest in ONNX text, outside strings and comments. ONNX's parser
+// recurses into nested graphs and types without a limit, so deep text must be refused before it
+// gets there.
+int TextNesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      i = text.find('\n', i);
+      if (i == std::string_view::npos) break;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '(' || c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// A graph nested 64 levels deep (a body's braces and its signature's parentheses and dims per
+// level) stays well under this.
+constexpr int kMaxTextNesting = 4 * 64;
+
 absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
                                                      std::string_view bytes) {
+  if (const int depth = TextNesting(bytes); depth > kMaxTextNesting) {
+    return InputError(source, absl::StrCat("invalid ONNX text format: brackets nest deeper than ",
+                                           kMaxTextNesting, " levels"));
+  }
   ONNX_NAMESPACE::ModelProto proto;
   std::string text(bytes);  // the parser needs a NUL-terminated buffer
   ONNX_NAMESPACE::Common::Status status;

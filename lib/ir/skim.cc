@@ -86,7 +86,7 @@ class Scanner {
   // many bytes the edits remove from it, or nullopt when the wire format is broken.
   std::optional<size_t> Scan(Kind kind, size_t begin, size_t end, int depth) {
     // Graphs nest through attributes; a hostile file could nest them deeper than any model.
-    if (depth > kMaxDepth) return std::nullopt;
+    if (depth > kMaxMessageDepth) return std::nullopt;
     size_t removed = 0;
     size_t payload = 0;
     std::vector<std::pair<size_t, size_t>> payload_fields;
@@ -148,9 +148,6 @@ class Scanner {
   int64_t bytes_skipped() const { return bytes_skipped_; }
 
  private:
-  // Protobuf's own parser refuses messages nested deeper than 100.
-  static constexpr int kMaxDepth = 100;
-
   std::optional<uint64_t> ReadVarint(size_t& pos, size_t end) const {
     uint64_t v = 0;
     for (int shift = 0; shift < 64 && pos < end; shift += 7) {

@@ -20,6 +20,12 @@ namespace shapelint::ir {
 // than the engine tracks (infer::kMaxTrackedElements).
 inline constexpr size_t kMaxKeptTensorBytes = 4096;
 
+// How deeply protobuf messages may nest in a model, for the parser and the skimmer alike. A
+// subgraph adds three levels (node, attribute, graph): 64 levels of subgraphs, the most a model
+// may have, fit with room for types and tensors; past it the parser refuses the bytes instead
+// of recursing without bound.
+inline constexpr int kMaxMessageDepth = 256;
+
 struct Skimmed {
   std::string bytes;          // the ModelProto without the large payloads
   int64_t tensors = 0;        // how many tensors lost their payload

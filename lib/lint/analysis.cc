@@ -37,11 +37,16 @@ std::vector<std::string> SymbolsOf(const Requirement& r) {
   return s;
 }
 
-std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
-  auto l = r.lhs.Evaluate(b);
-  auto rr = r.rhs.Evaluate(b);
+std::optional<bool> HoldsUnder(const Requirement& r, sym::Evaluator& evaluate) {
+  auto l = evaluate(r.lhs);
+  auto rr = evaluate(r.rhs);
   if (!l || !rr) return std::nullopt;
   return infer::Holds(r.relation, *l, *rr);
+}
+
+std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
+  sym::Evaluator evaluate(b);
+  return HoldsUnder(r, evaluate);
 }
 
 // A module parameter's name as torch.onnx writes it ("pos_embedding", "encoder.pos_embedding",
@@ -379,8 +384,9 @@ std::optional<sym::Binding> Analysis::ReshapeHint(const Requirement& r) const {
 
 bool Analysis::HoldsAt(const std::vector<const Requirement*>& constraints,
                        const sym::Binding& binding) const {
+  sym::Evaluator evaluate(binding);
   for (const Requirement* r : constraints) {
-    if (HoldsUnder(*r, binding) == false) return false;
+    if (HoldsUnder(*r, evaluate) == false) return false;
   }
   return true;
 }
@@ -426,7 +432,8 @@ void Analysis::SolveWitness() {
     }
     auto failures = [&](const sym::Binding& b) {
       int n = 0;
-      for (const Requirement* r : cons) n += HoldsUnder(*r, b) == false;
+      sym::Evaluator evaluate(b);
+      for (const Requirement* r : cons) n += HoldsUnder(*r, evaluate) == false;
       return n;
     };
     // A literal Reshape target often spells out the example sizes in the input's order
@@ -504,10 +511,24 @@ std::optional<std::pair<int64_t, int64_t>> Analysis::ScanRange(const std::string
   }
   sym::Binding b = witness_;
   int64_t hi = *w, lo = *w;
-  for (int64_t t = *w + 1; t <= kScanLimit + 1; ++t) {
+  auto holds = [&](int64_t t) {
     b.Set(symbol, t);
-    if (!HoldsAt(mine, b)) break;
+    return HoldsAt(mine, b);
+  };
+  // Every size up to kDenseScan above the witness, then samples at growing steps up to the
+  // limit, each failure found there pinned down size by size: shape arithmetic fails either
+  // periodically (divisibility, a floor), which shows within the first sizes, or past a bound,
+  // which a sample finds. Scanning all 8,192 sizes cost seconds on graphs with thousands of
+  // nested floor and min expressions.
+  constexpr int64_t kDenseScan = 256;
+  for (int64_t t = *w + 1; t <= kScanLimit + 1;) {
+    if (!holds(t)) {
+      for (int64_t u = hi + 1; u < t && holds(u); ++u) hi = u;
+      break;
+    }
     hi = t;
+    t += t - *w <= kDenseScan ? 1 : std::max<int64_t>(1, (t - *w) / 8);
+    if (t > kScanLimit + 1 && hi < kScanLimit + 1) t = kScanLimit + 1;
   }
   for (int64_t t = *w - 1; t >= 1; --t) {
     b.Set(symbol, t);
@@ -561,12 +582,13 @@ Witness Analysis::WitnessFor(const std::vector<std::string>& symbols) const {
 }
 
 std::optional<Analysis::Failure> Analysis::FirstFailure(const sym::Binding& binding) const {
-  // Requirements share their sides (every layer of a decoder requires the same): each
-  // expression is evaluated once.
+  // Requirements share their sides (every layer of a decoder requires the same) and their
+  // parts: each expression is evaluated once, each floor, min and max in them too.
   absl::flat_hash_map<sym::Expr, std::optional<int64_t>> values;
+  sym::Evaluator evaluate(binding);
   auto value = [&](const sym::Expr& e) {
     auto [it, fresh] = values.try_emplace(e);
-    if (fresh) it->second = e.Evaluate(binding);
+    if (fresh) it->second = evaluate(e);
     return it->second;
   };
   for (const Requirement& r : inference_.requirements) {

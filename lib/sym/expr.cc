@@ -666,8 +666,11 @@ std::vector<std::string> Expr::Symbols() const {
 }
 
 std::optional<int64_t> Expr::Evaluate(const Binding& binding) const {
-  EvalMemo memo;
-  std::optional<Wide> v = EvalPoly(node_, binding, memo);
+  return Evaluator(binding)(*this);
+}
+
+std::optional<int64_t> Evaluator::operator()(const Expr& expr) {
+  std::optional<Wide> v = EvalPoly(expr.node(), binding_, memo_);
   if (!v) return std::nullopt;
   return Narrow(*v);
 }

@@ -46,6 +46,15 @@ struct Inference {
   std::vector<std::string> InputSymbols() const;
 };
 
+// Engine notes kept for one model; past this many, one last note says that more were left out.
+inline constexpr size_t kMaxEngineNotes = 1000;
+// The newest opset of the default domain whose ops the engine models (Attention-23,
+// RMSNormalization-23); a model importing a newer one is read as this one, with a note.
+inline constexpr int64_t kNewestModelledOpset = 23;
+
+// Adds `note` to `inference` unless kMaxEngineNotes are already there.
+void AddEngineNote(Inference& inference, EngineNote note);
+
 // Runs propagation over the main graph. Never fails: what it cannot model stays unknown.
 Inference Infer(const ir::Model& model);
 

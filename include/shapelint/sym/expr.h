@@ -67,7 +67,8 @@ class Expr {
   // Names of all symbols in the expression, sorted and without duplicates.
   std::vector<std::string> Symbols() const;
 
-  // The value under `binding`; nullopt when a symbol is unbound or int64 overflows.
+  // The value under `binding`; nullopt when a symbol is unbound or int64 overflows. To evaluate
+  // many expressions under one binding, an Evaluator shares the work on common parts.
   std::optional<int64_t> Evaluate(const Binding& binding) const;
 
   // Canonical, readable form, e.g. "floor((height - 3) / 3) + 1" or "past_seq + seq".
@@ -129,6 +130,21 @@ inline constexpr size_t kMaxTerms = 64;
 // How often arithmetic on this thread gave up on a result it could not hold: a coefficient or
 // constant past int64, or an expression past the caps above. Those results are unknown like
 // any other; the counts let a caller say why (the engine notes the node where it happened).
+// Evaluates expressions under one binding, remembering the value of every floor, min and max
+// it meets: the requirements of a graph share most of their subexpressions, so evaluating all of
+// them at one size costs little more than evaluating the largest. The binding must outlive it.
+class Evaluator {
+ public:
+  explicit Evaluator(const Binding& binding) : binding_(binding) {}
+  // Same as expr.Evaluate(binding).
+  std::optional<int64_t> operator()(const Expr& expr);
+
+ private:
+  __extension__ using Wide = __int128;  // intermediate values, checked before narrowing
+  const Binding& binding_;
+  absl::flat_hash_map<const ExprNode*, std::optional<Wide>> memo_;
+};
+
 struct CapHits {
   int64_t overflow = 0;   // int64 overflow
   int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
