@@ -59,7 +59,10 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
   // The default depth (100) would refuse a model with 33 levels of If as "not a protobuf".
   stream.SetRecursionLimit(kMaxMessageDepth);
   if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    return InputError(source, "cannot be parsed as an ONNX model (not a protobuf, or truncated)");
+    return InputError(source,
+                      absl::StrCat("cannot be parsed as an ONNX model (not a protobuf, truncated, "
+                                   "or messages nested deeper than ",
+                                   kMaxMessageDepth, " levels)"));
   }
   if (!proto->has_graph()) {
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");

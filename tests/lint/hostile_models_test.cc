@@ -1,0 +1,362 @@
+// Hostile and broken models, each with the outcome it must have: a finding, an unknown fact
+// with a note, or a load error that names the file (exit code 2 in the CLI). Never a crash, a
+// hang or work beyond the documented caps. docs/limits.md lists every case and where it is
+// tested; the cases tested elsewhere (cycles, duplicate names, wrong attribute types, dims near
+// INT64_MAX) are named there.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "onnx/onnx_pb.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+namespace {
+
+using ONNX_NAMESPACE::TensorProto;
+
+// Loads `bytes`; if they load, infers and lints them. Returns the load error, or "" and the
+// engine notes joined by newlines in `notes`.
+std::string LoadAndLint(std::string_view bytes, const std::string& path,
+                        std::string* notes = nullptr) {
+  auto model = ir::LoadModelFromBytes(bytes, path);
+  if (!model.ok()) return std::string(model.status().message());
+  const infer::Inference inference = infer::Infer(**model);
+  if (notes != nullptr) {
+    for (const auto& n : inference.notes) absl::StrAppend(notes, n.message, "\n");
+  }
+  auto findings = Lint(**model);
+  CHECK(findings.ok());
+  return "";
+}
+
+std::string ReadFile(const std::string& relative) {
+  std::ifstream in(std::string(SHAPELINT_SOURCE_DIR) + "/" + relative, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Text(const std::string& graph) {
+  return "<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph;
+}
+
+TEST_CASE("truncated and bit-flipped models load or fail with the file's name", "[hostile]") {
+  const std::string model = ReadFile("tests/corpus/torch/adaptive_avg_pool2d.onnx");
+  REQUIRE(model.size() > 100);
+  std::mt19937 random(7);
+  int loaded = 0, refused = 0;
+  for (size_t cut = 0; cut < model.size(); cut += model.size() / 64 + 1) {
+    const std::string error = LoadAndLint(model.substr(0, cut), "cut.onnx");
+    if (error.empty()) {
+      ++loaded;
+    } else {
+      CHECK(absl::StartsWith(error, "cut.onnx: "));
+      ++refused;
+    }
+  }
+  for (int i = 0; i < 256; ++i) {
+    std::string flipped = model;
+    const size_t bit = random() % (flipped.size() * 8);
+    flipped[bit / 8] = static_cast<char>(flipped[bit / 8] ^ (1 << (bit % 8)));
+    const std::string error = LoadAndLint(flipped, "flip.onnx");
+    if (error.empty()) {
+      ++loaded;
+    } else {
+      CHECK(absl::StartsWith(error, "flip.onnx: "));
+      ++refused;
+    }
+  }
+  // Both outcomes occur: a flip in a name or a float still parses, a cut mid-field does not.
+  CHECK(loaded > 0);
+  CHECK(refused > 0);
+}
+
+TEST_CASE("zero-sized dims are sizes like any other", "[hostile]") {
+  std::string notes;
+  CHECK(LoadAndLint(Text(R"(
+g (float[0,3] x) => (float[0,3] y) {
+  y = Relu (x)
+  s = ReduceSum <keepdims = 0> (x)
+})"),
+                    "zero.onnxtxt", &notes) == "");
+  CHECK(notes.empty());
+}
+
+TEST_CASE("a negative declared dim is unknown, with a note", "[hostile]") {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(-3);
+  auto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  std::string notes;
+  CHECK(LoadAndLint(m.SerializeAsString(), "neg.onnx", &notes) == "");
+  CHECK(absl::StrContains(notes, "graph input 'x' declares axis 0 as -3"));
+}
+
+TEST_CASE("a Reshape to a product that overflows int64 is unknown, with a note", "[hostile]") {
+  std::string notes;
+  CHECK(LoadAndLint(Text(R"(
+g (float[N] x) => (float[?,?] y) {
+  shape = Constant <value = int64[2] {4611686018427387904, 4}> ()
+  y = Reshape (x, shape)
+})"),
+                    "overflow.onnxtxt", &notes) == "");
+  CHECK(absl::StrContains(notes, "overflowed int64"));
+}
+
+TEST_CASE("Range and ConstantOfShape of 2^60 elements keep their shape only", "[hostile]") {
+  auto model = ir::LoadModelFromBytes(Text(R"(
+g (float[N] x) => (int64[?] r, float[?,?] z) {
+  start = Constant <value = int64 {0}> ()
+  limit = Constant <value = int64 {1152921504606846976}> ()
+  delta = Constant <value = int64 {1}> ()
+  r = Range (start, limit, delta)
+  shape = Constant <value = int64[2] {1073741824, 1073741824}> ()
+  z = ConstantOfShape (shape)
+})"),
+                                      "huge.onnxtxt");
+  REQUIRE(model.ok());
+  const infer::Inference inference = infer::Infer(**model);
+  const infer::TensorFact* r = inference.Find("r");
+  const infer::TensorFact* z = inference.Find("z");
+  REQUIRE((r != nullptr && r->shape && z != nullptr && z->shape));
+  CHECK((*r->shape)[0]->ToString() == "1152921504606846976");
+  CHECK(!r->values);  // never materialised
+  CHECK((*z->shape)[1]->ToString() == "1073741824");
+  CHECK(!z->values);
+  CHECK(Lint(**model).ok());
+}
+
+// ONNX text with `levels` Ifs, each in the then-branch of the one above.
+std::string NestedIfsText(int levels) {
+  std::string head;
+  std::vector<std::string> tails;  // innermost first
+  for (int level = levels; level >= 1; --level) {
+    absl::StrAppend(&head, "o", level, " = If (c) <then_branch = t", level, " () => (float[?] o",
+                    level - 1, ") { ");
+    tails.push_back(absl::StrCat(" }, else_branch = e", level, " () => (float[?] o", level - 1,
+                                 ") { o", level - 1, " = Neg (x) }>"));
+  }
+  std::string tail;
+  for (auto it = tails.rbegin(); it != tails.rend(); ++it) tail += *it;
+  return Text(absl::StrCat("g (float[N] x, bool c) => (float[?] o", levels, ") {\n  ", head,
+                           "o0 = Relu (x)", tail, "\n}"));
+}
+
+// Protobuf wire format written back to front, so that a model nested thousands of levels deep
+// is built in linear time: each level prepends its own fields around what is already there.
+class BackToFront {
+ public:
+  void Raw(std::string_view bytes) { reversed_.append(bytes.rbegin(), bytes.rend()); }
+  void Varint(uint64_t v) {
+    std::string s;
+    do {
+      s.push_back(static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0)));
+      v >>= 7;
+    } while (v != 0);
+    Raw(s);
+  }
+  void Int(int field, uint64_t v) {
+    Varint(v);
+    Varint(static_cast<uint64_t>(field) << 3);
+  }
+  void String(int field, std::string_view s) {
+    Raw(s);
+    Varint(s.size());
+    Varint(static_cast<uint64_t>(field) << 3 | 2);
+  }
+  // Turns everything written since `mark` into the content of length-delimited `field`.
+  void Wrap(int field, size_t mark) {
+    Varint(reversed_.size() - mark);
+    Varint(static_cast<uint64_t>(field) << 3 | 2);
+  }
+  size_t size() const { return reversed_.size(); }
+  std::string Bytes() const { return std::string(reversed_.rbegin(), reversed_.rend()); }
+
+ private:
+  std::string reversed_;
+};
+
+// A binary model with `levels` Ifs, each in the then-branch of the one above. Field numbers
+// from onnx.proto: GraphProto node 1, input 11, output 12; NodeProto input 1, output 2,
+// op_type 4, attribute 5; AttributeProto name 1, g 6, type 20 (GRAPH = 5); ModelProto
+// ir_version 1, graph 7, opset_import 8 (version 2).
+std::string NestedIfsBinary(int levels) {
+  BackToFront w;
+  auto node = [&](std::string_view op, std::string_view in, const std::string& out) {
+    const size_t mark = w.size();
+    w.String(4, op);
+    w.String(2, out);
+    w.String(1, in);
+    w.Wrap(1, mark);
+  };
+  auto graph_output = [&](const std::string& name) {
+    const size_t mark = w.size();
+    w.String(1, name);
+    w.Wrap(12, mark);
+  };
+  // The innermost graph: o0 = Relu (x).
+  graph_output("o0");
+  node("Relu", "x", "o0");
+  for (int level = 1; level <= levels; ++level) {
+    // The graph so far becomes the then-branch of a new If.
+    const std::string out = absl::StrCat("o", level);
+    w.Wrap(6, 0);
+    w.Int(20, 5);
+    w.String(1, "then_branch");
+    w.Wrap(5, 0);
+    const size_t else_mark = w.size();
+    const size_t else_graph = w.size();
+    graph_output(absl::StrCat("e", level));
+    node("Neg", "x", absl::StrCat("e", level));
+    w.Wrap(6, else_graph);
+    w.Int(20, 5);
+    w.String(1, "else_branch");
+    w.Wrap(5, else_mark);
+    w.String(4, "If");
+    w.String(2, out);
+    w.String(1, "c");
+    w.Wrap(1, 0);
+    graph_output(out);
+  }
+  for (const char* name : {"c", "x"}) {
+    const size_t mark = w.size();
+    w.String(1, name);
+    w.Wrap(11, mark);
+  }
+  w.Wrap(7, 0);
+  const size_t opset = w.size();
+  w.Int(2, 17);
+  w.Wrap(8, opset);
+  w.Int(1, 8);
+  return w.Bytes();
+}
+
+TEST_CASE("10,000 nested Ifs are refused with a message, binary or text", "[hostile]") {
+  // The text would make ONNX's recursive parser overflow the stack: refused before parsing.
+  const std::string text_error = LoadAndLint(NestedIfsText(10000), "deep.onnxtxt");
+  CHECK(absl::StartsWith(text_error, "deep.onnxtxt: invalid ONNX text format: brackets nest"));
+  // Protobuf stops at 256 nested messages, about 85 levels of If.
+  const std::string binary_error = LoadAndLint(NestedIfsBinary(10000), "deep.onnx");
+  CHECK(absl::StartsWith(binary_error, "deep.onnx: cannot be parsed"));
+  CHECK(absl::StrContains(binary_error, "nested deeper than"));
+  // 70 levels parse, and the model's own limit refuses them by name.
+  const std::string seventy = LoadAndLint(NestedIfsBinary(70), "seventy.onnx");
+  CHECK(absl::StrContains(seventy, "subgraphs nested deeper than 64 levels"));
+  // 40 levels are a model like any other, in both forms.
+  CHECK(LoadAndLint(NestedIfsBinary(40), "forty.onnx") == "");
+  CHECK(LoadAndLint(NestedIfsText(40), "forty.onnxtxt") == "");
+}
+
+TEST_CASE("100,000 nodes in one chain lint in one pass", "[hostile]") {
+  // The million-node case is measured in tools/bench (docs/limits.md); here the chain checks
+  // that nothing recurses per node (a recursive walk would overflow the stack long before).
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("v0");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_param("N");
+  constexpr int kNodes = 100000;
+  for (int i = 0; i < kNodes; ++i) {
+    auto* n = g->add_node();
+    n->set_op_type(i % 2 == 0 ? "Relu" : "Neg");
+    n->add_input(absl::StrCat("v", i));
+    n->add_output(absl::StrCat("v", i + 1));
+  }
+  *g->add_output() = *x;
+  g->mutable_output(0)->set_name(absl::StrCat("v", kNodes));
+  std::string notes;
+  CHECK(LoadAndLint(m.SerializeAsString(), "chain.onnx", &notes) == "");
+  CHECK(notes.empty());
+}
+
+TEST_CASE("an initializer whose raw data disagrees with its dims is unknown, with a note",
+          "[hostile]") {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_param("N");
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  auto* s = g->add_initializer();
+  s->set_name("s");
+  s->set_data_type(TensorProto::INT64);
+  s->add_dims(3);
+  s->set_raw_data(std::string(16, '\x01'));  // two int64, where three are declared
+  auto* n = g->add_node();
+  n->set_op_type("Reshape");
+  n->add_input("x");
+  n->add_input("s");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  std::string notes;
+  CHECK(LoadAndLint(m.SerializeAsString(), "raw.onnx", &notes) == "");
+  CHECK(absl::StrContains(notes,
+                          "initializer 's' holds 16 bytes of raw data where its dims ask "
+                          "for 3 elements of 8 bytes"));
+}
+
+TEST_CASE("a Constant without a value is unknown, with a note", "[hostile]") {
+  std::string notes;
+  CHECK(LoadAndLint(Text(R"(
+g (float[N,4] x) => (float[?] y) {
+  s = Constant ()
+  y = Reshape (x, s)
+})"),
+                    "empty.onnxtxt", &notes) == "");
+  CHECK(absl::StrContains(notes, "a Constant without a value attribute"));
+}
+
+TEST_CASE("unknown domains and opsets newer than modelled are read with a note", "[hostile]") {
+  std::string notes;
+  CHECK(LoadAndLint(R"(<ir_version: 8, opset_import: ["" : 99, "com.acme" : 3]>
+g (float[N] x) => (float[N] y) {
+  t = com.acme.Frob (x)
+  y = Relu (x)
+})",
+                    "future.onnxtxt", &notes) == "");
+  CHECK(absl::StrContains(notes, "imports opset 99 of the default domain"));
+  CHECK(absl::StrContains(notes, "op com.acme.Frob is not modelled yet"));
+}
+
+TEST_CASE("ir_version 1 and 12 lint like any other version", "[hostile]") {
+  for (int version : {1, 12}) {
+    const std::string text = absl::StrCat("<ir_version: ", version, R"(, opset_import: ["" : 17]>
+g (float[N,8] x) => (float[N,8] y) {
+  y = Relu (x)
+})");
+    std::string notes;
+    INFO(version);
+    CHECK(LoadAndLint(text, "v.onnxtxt", &notes) == "");
+    CHECK(notes.empty());
+  }
+}
+
+}  // namespace
+}  // namespace shapelint::lint
