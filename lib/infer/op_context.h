@@ -41,7 +41,13 @@ class OpContext {
   // The fact for input `i`; an unknown fact when absent.
   const TensorFact& in(size_t i) const;
   size_t num_outputs() const { return outputs_.size(); }
-  TensorFact& out(size_t i) { return outputs_[i]; }
+  // The fact of output i; an output the node does not have (a malformed node with fewer
+  // outputs than its op defines) gets a scratch fact that nobody reads.
+  TensorFact& out(size_t i) {
+    if (i < outputs_.size()) return outputs_[i];
+    discarded_ = TensorFact{};
+    return discarded_;
+  }
 
   const ONNX_NAMESPACE::AttributeProto* Attr(std::string_view name) const;
   std::optional<int64_t> AttrInt(std::string_view name) const;
@@ -89,6 +95,7 @@ class OpContext {
   std::vector<TensorFact>& outputs_;
   bool record_requirements_ = true;
   mutable std::string bad_attribute_;
+  TensorFact discarded_;
 
   const ONNX_NAMESPACE::AttributeProto* TypedAttr(
       std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type) const;
