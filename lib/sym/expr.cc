@@ -122,9 +122,38 @@ struct NodePtrEq {
   }
 };
 
+// Whether `n` is >= 0 for sizes, from its children's flags (they are interned first). A sum
+// or product of non-negative parts is non-negative; an even power is whatever its base; a
+// floor divides by at least 2 and keeps the numerator's sign; a min needs every argument, a
+// max one.
+bool NonNegativeFromChildren(const ExprNode& n) {
+  auto flag = [](const ExprNode* child) { return child->non_negative; };
+  switch (n.kind) {
+    case NodeKind::kSymbol:
+      return true;
+    case NodeKind::kFloorDiv:
+      return n.numerator->non_negative;
+    case NodeKind::kMin:
+      return std::all_of(n.args.begin(), n.args.end(), flag);
+    case NodeKind::kMax:
+      return std::any_of(n.args.begin(), n.args.end(), flag);
+    case NodeKind::kPoly:
+      if (n.constant < 0) return false;
+      for (const Term& t : n.terms) {
+        if (t.coeff < 0) return false;
+        for (const Factor& f : t.monomial) {
+          if (f.exponent % 2 != 0 && !f.atom->non_negative) return false;
+        }
+      }
+      return true;
+  }
+  return false;
+}
+
 class InternTable {
  public:
   const ExprNode* Intern(ExprNode candidate) {
+    candidate.non_negative = NonNegativeFromChildren(candidate);
     candidate.hash =
         absl::HashOf(static_cast<int>(candidate.kind), candidate.constant, candidate.terms,
                      candidate.name, candidate.numerator, candidate.divisor, candidate.args);
@@ -880,40 +909,6 @@ Expr FromDimParam(std::string_view dim_param) {
   return Expr::Symbol(dim_param);
 }
 
-namespace {
-
-bool AtomNonNegative(const ExprNode* atom);
-
-bool PolyNonNegative(const ExprNode* poly) {
-  if (poly->constant < 0) return false;
-  for (const Term& t : poly->terms) {
-    if (t.coeff < 0) return false;
-    for (const Factor& f : t.monomial) {
-      // An even power is non-negative whatever its base.
-      if (f.exponent % 2 != 0 && !AtomNonNegative(f.atom)) return false;
-    }
-  }
-  return true;
-}
-
-bool AtomNonNegative(const ExprNode* atom) {
-  switch (atom->kind) {
-    case NodeKind::kSymbol:
-      return true;
-    case NodeKind::kFloorDiv:  // divisor >= 2, so the sign follows the numerator's
-      return PolyNonNegative(atom->numerator);
-    case NodeKind::kMin:
-      return std::all_of(atom->args.begin(), atom->args.end(), PolyNonNegative);
-    case NodeKind::kMax:
-      return std::any_of(atom->args.begin(), atom->args.end(), PolyNonNegative);
-    case NodeKind::kPoly:
-      return PolyNonNegative(atom);
-  }
-  return false;
-}
-
-}  // namespace
-
-bool KnownNonNegative(const Expr& e) { return PolyNonNegative(e.node()); }
+bool KnownNonNegative(const Expr& e) { return e.node()->non_negative; }
 
 }  // namespace shapelint::sym

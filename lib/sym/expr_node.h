@@ -53,6 +53,9 @@ struct ExprNode {
   int32_t depth = 1;
   // Hash of the fields below with children by address; used by the interning table only.
   size_t hash = 0;
+  // Known to be >= 0 whenever its symbols are (sizes): set once at interning from the children's
+  // flags, so that asking costs nothing however much the node shares below it.
+  bool non_negative = false;
 
   // kPoly: constant + sum of terms, terms in canonical order (higher degree first).
   int64_t constant = 0;

@@ -279,6 +279,26 @@ TEST_CASE("100,000 nodes in one chain lint in one pass", "[hostile]") {
   CHECK(notes.empty());
 }
 
+TEST_CASE("a chain that nests one more floor and min per block stays linear", "[hostile]") {
+  // v' = Slice(Concat(v, v), 0, Shape(v) + Shape(v) / 2): each block's dim nests the last one
+  // twice. Asking whether such a dim is non-negative once walked the shared expression as a
+  // tree, doubling the work per block (18 blocks took 8 s); the expression caps then make the
+  // dim unknown after 64 levels.
+  std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+      "g (float[N] v0) => (float[?] y) <int64[1] two = {2}, int64[1] zero = {0}> {\n";
+  constexpr int kBlocks = 200;
+  for (int i = 0; i < kBlocks; ++i) {
+    absl::StrAppend(&text, "  c", i, " = Concat <axis = 0> (v", i, ", v", i, ")\n  s", i,
+                    " = Shape (v", i, ")\n  h", i, " = Div (s", i, ", two)\n  e", i, " = Add (s", i,
+                    ", h", i, ")\n  v", i + 1, " = Slice (c", i, ", zero, e", i, ")\n");
+  }
+  absl::StrAppend(&text, "  y = Identity (v", kBlocks, ")\n}\n");
+  std::string notes;
+  CHECK(LoadAndLint(text, "growing.onnxtxt", &notes) == "");
+  CHECK(absl::StrContains(notes, "grew past the cap"));
+}
+
 TEST_CASE("an initializer whose raw data disagrees with its dims is unknown, with a note",
           "[hostile]") {
   auto m = ModelWithInput("x", {"N", "4"});

@@ -109,6 +109,45 @@ void BM_LintAttentionStack(benchmark::State& state) {
 }
 BENCHMARK(BM_LintAttentionStack)->RangeMultiplier(8)->Range(8, 512)->Complexity();
 
+// An adversarial chain of `steps` blocks, each growing its tensor by half of itself with sizes
+// computed in the graph: v' = Slice(Concat(v, v), 0, Shape(v) + Shape(v) / 2). The dim nests one
+// more floor per block until the expression caps (docs/limits.md) make it unknown; from then on
+// every block is cheap. Cost must stay linear in the blocks.
+std::string GrowingChain(int steps) {
+  std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 17]>\n"
+      "g (float[N] v0) => (float[?] y) <int64[1] two = {2}, int64[1] zero = {0}> {\n";
+  for (int i = 0; i < steps; ++i) {
+    const std::string v = absl::StrCat("v", i), next = absl::StrCat("v", i + 1);
+    auto n = [&](const char* name) { return absl::StrCat(name, "_", i); };
+    absl::StrAppend(&text, "  ", n("c"), " = Concat <axis = 0> (", v, ", ", v, ")\n");
+    absl::StrAppend(&text, "  ", n("s"), " = Shape (", v, ")\n");
+    absl::StrAppend(&text, "  ", n("h"), " = Div (", n("s"), ", two)\n");
+    absl::StrAppend(&text, "  ", n("e"), " = Add (", n("s"), ", ", n("h"), ")\n");
+    absl::StrAppend(&text, "  ", next, " = Slice (", n("c"), ", zero, ", n("e"), ")\n");
+  }
+  absl::StrAppend(&text, "  y = Identity (v", steps, ")\n}\n");
+  return text;
+}
+
+void BM_LintGrowingChain(benchmark::State& state) {
+  auto model = ir::LoadModelFromBytes(GrowingChain(static_cast<int>(state.range(0))), "chain",
+                                      ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
+}
+// 20,000 blocks are 100,000 nodes.
+BENCHMARK(BM_LintGrowingChain)
+    ->Arg(200)
+    ->Arg(2000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
+
 // 64 MB of weights in 16 initializers: skimming reads their headers only.
 void BM_SkimWeights(benchmark::State& state) {
   ONNX_NAMESPACE::ModelProto m;
