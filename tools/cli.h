@@ -17,6 +17,9 @@ inline constexpr int kExitError = 2;     // usage error, or a model could not be
 struct Environment {
   bool stdout_is_tty = false;  // --color=auto colours only a terminal...
   bool no_color = false;       // ...and only when NO_COLOR is unset or empty
+  // The process exits right after Run: a one-model run need not free the model (main() sets
+  // this; an in-process caller that runs the tool again must not).
+  bool exits_after_run = false;
 };
 
 // Runs the tool on `args` (without argv[0]), writing the report to `out` and usage problems to

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   // https://no-color.org: set and non-empty disables colour.
   const char* no_color = std::getenv("NO_COLOR");
   env.no_color = no_color != nullptr && no_color[0] != '\0';
+  env.exits_after_run = true;
 
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   int code = shapelint::cli::Run(args, std::cout, std::cerr, env);

@@ -31,16 +31,17 @@ const TensorShapeProto* DeclaredShape(const ValueInfoProto* vi) {
 // The values visible while inferring one graph: its own, then its enclosing graphs'.
 struct Scope {
   const ir::Graph* graph;
-  FactMap* facts;
+  FactTable* facts;
   const Scope* parent;
   bool record_requirements;
 
-  const TensorFact* Find(std::string_view value) const {
-    for (const Scope* s = this; s != nullptr; s = s->parent) {
-      auto it = s->facts->find(value);
-      if (it != s->facts->end()) return &it->second;
+  const TensorFact* Find(ir::ValueId id) const {
+    const Scope* s = this;
+    while (s->graph->OuterId(id) != ir::kNoValue && s->parent != nullptr) {
+      id = s->graph->OuterId(id);
+      s = s->parent;
     }
-    return nullptr;
+    return s->graph->Defines(id) ? &(*s->facts)[id] : nullptr;
   }
 };
 
@@ -56,7 +57,11 @@ class Propagator : public SubgraphRunner {
                                         " of the default domain; its ops are read as in opset ",
                                         kNewestModelledOpset, ", the newest modelled")});
     }
+    out_.graph = &g;
+    out_.facts.assign(g.num_values(), TensorFact{});
+    adopted_.assign(g.num_values(), false);
     Scope scope{&g, &out_.facts, nullptr, true};
+    scopes_[&g] = &scope;
     SeedInputs(g);
     for (int i : g.topological_order()) InferNode(scope, i);
     CheckDeclarations(g);
@@ -74,25 +79,28 @@ class Propagator : public SubgraphRunner {
       }
       return std::vector<TensorFact>(body.proto().output_size());
     }
-    FactMap& facts = out_.subgraph_facts[&body];
-    facts.clear();
+    FactTable& facts = out_.subgraph_facts[&body];
+    facts.assign(body.num_values(), TensorFact{});
     for (const auto& t : body.proto().initializer()) {
       out_.origins.push_back({Origin::Kind::kInitializer, &body, -1, t.name()});
-      facts[t.name()] = FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
+      facts[body.FindValue(t.name())] =
+          FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
     }
     for (int i = 0; i < body.proto().input_size(); ++i) {
       TensorFact f = i < static_cast<int>(inputs.size()) ? std::move(inputs[i]) : TensorFact{};
-      AdoptDeclaration(body, body.proto().input(i).name(), f);
-      facts[body.proto().input(i).name()] = std::move(f);
+      const ir::ValueId id = body.FindValue(body.proto().input(i).name());
+      AdoptDeclaration(body, id, f);
+      facts[id] = std::move(f);
     }
     const Scope* outer = scopes_.at(&ctx.graph());
     Scope scope{&body, &facts, outer, outer->record_requirements && record_requirements};
+    scopes_[&body] = &scope;
     ++depth_;
     for (int i : body.topological_order()) InferNode(scope, i);
     --depth_;
     std::vector<TensorFact> results;
     for (const auto& out : body.proto().output()) {
-      const TensorFact* f = scope.Find(out.name());
+      const TensorFact* f = scope.Find(body.FindValue(out.name()));
       results.push_back(f != nullptr ? *f : TensorFact{});
     }
     return results;
@@ -112,7 +120,8 @@ class Propagator : public SubgraphRunner {
       }
       Origin o{Origin::Kind::kInitializer, &g, -1, t.name()};
       out_.origins.push_back(o);
-      out_.facts[t.name()] = FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
+      out_.facts[g.FindValue(t.name())] =
+          FactFromTensor(t, static_cast<OriginId>(out_.origins.size() - 1));
     }
     for (const ValueInfoProto& vi : proto.input()) {
       if (g.Initializer(vi.name()) != nullptr) continue;  // an initializer with a default value
@@ -139,7 +148,7 @@ class Propagator : public SubgraphRunner {
           f.shape = std::move(dims);
         }
       }
-      out_.facts[vi.name()] = std::move(f);
+      out_.facts[g.FindValue(vi.name())] = std::move(f);
     }
     for (const InputDim& d : out_.input_dims) {
       if (!d.dim) continue;
@@ -150,16 +159,17 @@ class Propagator : public SubgraphRunner {
   void InferNode(const Scope& scope, int index) {
     const ir::Graph& g = *scope.graph;
     const auto& node = g.node(index);
+    const absl::Span<const ir::ValueId> input_ids = g.InputIds(index);
     std::vector<const TensorFact*> inputs;
-    for (const auto& name : node.input()) {
-      inputs.push_back(name.empty() ? nullptr : scope.Find(name));
+    inputs.reserve(input_ids.size());
+    for (ir::ValueId id : input_ids) {
+      inputs.push_back(id == ir::kNoValue ? nullptr : scope.Find(id));
     }
     std::vector<TensorFact> outputs(node.output_size());
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     OpInferFn fn = FindOp(node.domain(), node.op_type());
     OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs);
     ctx.set_record_requirements(scope.record_requirements);
-    scopes_[&g] = &scope;
     ControlFlowFn control = default_domain ? FindControlFlow(node.op_type()) : nullptr;
     const sym::CapHits caps_before = sym::CapHitsSoFar();
     if (control != nullptr) {
@@ -180,11 +190,12 @@ class Propagator : public SubgraphRunner {
                                         "; the model is invalid there, and the node's outputs "
                                         "are treated as unknown")});
     }
-    for (int k = 0; k < node.output_size(); ++k) {
-      if (node.output(k).empty()) continue;
+    const absl::Span<const ir::ValueId> output_ids = g.OutputIds(index);
+    for (size_t k = 0; k < output_ids.size(); ++k) {
+      if (output_ids[k] == ir::kNoValue) continue;
       TensorFact& f = outputs[k];
-      AdoptDeclaration(g, node.output(k), f);
-      (*scope.facts)[node.output(k)] = std::move(f);
+      AdoptDeclaration(g, output_ids[k], f);
+      (*scope.facts)[output_ids[k]] = std::move(f);
     }
   }
 
@@ -203,7 +214,7 @@ class Propagator : public SubgraphRunner {
 
   // Where the engine knows less than the model declares, take the declaration: it keeps
   // what follows an unmodelled op analysable. Requirements still compare both where both exist.
-  void AdoptDeclaration(const ir::Graph& g, const std::string& value, TensorFact& f) {
+  void AdoptDeclaration(const ir::Graph& g, ir::ValueId value, TensorFact& f) {
     const ValueInfoProto* vi = g.ValueInfo(value);
     if (vi == nullptr) vi = g.Output(value);
     if (vi == nullptr || !vi->type().has_tensor_type()) return;
@@ -213,7 +224,7 @@ class Propagator : public SubgraphRunner {
     std::vector<sym::MaybeExpr> dims;
     for (const auto& d : s->dim()) dims.push_back(DeclaredDim(d));
     f.shape = std::move(dims);
-    adopted_.insert(value);
+    if (&g == out_.graph) adopted_[value] = true;
   }
 
   // A declared dim is a promise when it is a number or an expression over input symbols;
@@ -227,7 +238,8 @@ class Propagator : public SubgraphRunner {
 
   void CheckDeclarations(const ir::Graph& g) {
     auto check = [&](const ValueInfoProto& vi, const char* where) {
-      if (adopted_.contains(vi.name()) || g.Input(vi.name()) != nullptr) return;
+      const ir::ValueId id = g.FindValue(vi.name());
+      if (adopted_[id] || g.Input(id) != nullptr) return;
       const TensorFact* f = out_.Find(vi.name());
       const TensorShapeProto* s = DeclaredShape(&vi);
       if (f == nullptr || !f->shape || s == nullptr) return;
@@ -240,7 +252,7 @@ class Propagator : public SubgraphRunner {
         req.kind = RequirementKind::kDeclaredShape;
         req.relation = Relation::kEqual;
         req.graph = &g;
-        req.node = g.Producer(vi.name());
+        req.node = g.Producer(id);
         req.value = vi.name();
         req.axis = axis;
         req.lhs = *computed;
@@ -260,7 +272,7 @@ class Propagator : public SubgraphRunner {
   // The scope each graph is being inferred in, for subgraphs to reach their outer values.
   absl::flat_hash_map<const ir::Graph*, const Scope*> scopes_;
   absl::flat_hash_set<std::string> input_symbols_;
-  absl::flat_hash_set<std::string_view> adopted_;
+  std::vector<bool> adopted_;              // main-graph values that took their declared shape
   static constexpr int kMaxCapNotes = 10;  // one per node, and no flood on a hostile model
   int cap_notes_ = 0;
   bool nesting_noted_ = false;
@@ -268,16 +280,22 @@ class Propagator : public SubgraphRunner {
 
 }  // namespace
 
+const TensorFact* Inference::Find(std::string_view value) const {
+  if (graph == nullptr) return nullptr;
+  const ir::ValueId id = graph->FindValue(value);
+  return id != ir::kNoValue && graph->Defines(id) ? &facts[id] : nullptr;
+}
+
 const TensorFact* Inference::FindIn(const ir::Graph& graph, std::string_view value) const {
   for (const ir::Graph* g = &graph; g != nullptr; g = g->parent()) {
-    const FactMap* facts = &this->facts;
+    const FactTable* table = &facts;
     if (g->parent() != nullptr) {
       auto it = subgraph_facts.find(g);
       if (it == subgraph_facts.end()) continue;
-      facts = &it->second;
+      table = &it->second;
     }
-    auto f = facts->find(value);
-    if (f != facts->end()) return &f->second;
+    const ir::ValueId id = g->FindValue(value);
+    if (id != ir::kNoValue && g->Defines(id)) return &(*table)[id];
   }
   return nullptr;
 }

@@ -41,7 +41,13 @@ bool LooksLikeText(const std::string& source, std::string_view bytes) {
   return !head.empty() && (head.front() == '<' || head.front() == '#');
 }
 
-absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::string_view bytes) {
+// A parsed binary model, before indexing: the proto and the arena that holds it.
+struct Parsed {
+  std::unique_ptr<google::protobuf::Arena> arena;
+  ONNX_NAMESPACE::ModelProto* proto = nullptr;
+};
+
+absl::StatusOr<Parsed> ParseBinary(const std::string& source, std::string_view bytes) {
   // Weights are most of a model's bytes and none of what linting reads: they are left out
   // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
   std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
@@ -67,7 +73,7 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
   if (!proto->has_graph()) {
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");
   }
-  return Model::FromArena(std::move(arena), proto, std::move(source));
+  return Parsed{std::move(arena), proto};
 }
 
 // How deeply (), [] and {} nest in ONNX text, outside strings and comments. ONNX's parser
@@ -161,8 +167,14 @@ class FileBytes {
         size_(std::exchange(other.size_, 0)),
         buffer_(std::move(other.buffer_)) {}
   FileBytes& operator=(FileBytes&&) = delete;
-  ~FileBytes() {
+  ~FileBytes() { Release(); }
+
+  // Unmaps or frees the bytes; bytes() is empty afterwards.
+  void Release() {
     if (mapped_ != nullptr) ::munmap(mapped_, size_);
+    mapped_ = nullptr;
+    size_ = 0;
+    std::string().swap(buffer_);
   }
 
   std::string_view bytes() const {
@@ -185,7 +197,11 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
   if (format == ModelFormat::kAuto) {
     format = LooksLikeText(source, bytes) ? ModelFormat::kText : ModelFormat::kBinary;
   }
-  if (format == ModelFormat::kBinary) return LoadBinary(std::move(source), bytes);
+  if (format == ModelFormat::kBinary) {
+    absl::StatusOr<Parsed> parsed = ParseBinary(source, bytes);
+    if (!parsed.ok()) return parsed.status();
+    return Model::FromArena(std::move(parsed->arena), parsed->proto, std::move(source));
+  }
   auto proto = ParseText(source, bytes);
   if (!proto.ok()) return proto.status();
   if (!proto->has_graph()) {
@@ -208,7 +224,18 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelF
   if (std::filesystem::is_directory(status)) return InputError(path, "is a directory, not a model");
   absl::StatusOr<FileBytes> file = FileBytes::Open(path);
   if (!file.ok()) return file.status();
-  return LoadModelFromBytes(file->bytes(), path, format);
+  if (format == ModelFormat::kAuto && !LooksLikeText(path, file->bytes())) {
+    format = ModelFormat::kBinary;
+  }
+  if (format != ModelFormat::kBinary || file->bytes().empty()) {
+    return LoadModelFromBytes(file->bytes(), path, format);
+  }
+  absl::StatusOr<Parsed> parsed = ParseBinary(path, file->bytes());
+  if (!parsed.ok()) return parsed.status();
+  // The parsed proto holds copies of everything it needs: the file's pages leave the process
+  // before indexing and inference allocate theirs, which lowers the peak by the file's size.
+  file->Release();
+  return Model::FromArena(std::move(parsed->arena), parsed->proto, path);
 }
 
 }  // namespace shapelint::ir

@@ -1,5 +1,6 @@
 #include "shapelint/ir/model.h"
 
+#include <algorithm>
 #include <deque>
 #include <utility>
 
@@ -14,39 +15,49 @@ namespace {
 using ONNX_NAMESPACE::AttributeProto;
 using ONNX_NAMESPACE::GraphProto;
 
-template <typename Map>
-auto FindOrNull(const Map& map, std::string_view key) -> typename Map::mapped_type {
-  auto it = map.find(key);
-  return it == map.end() ? nullptr : it->second;
-}
-
 // Subgraph nesting deeper than this is rejected instead of risking the stack.
 constexpr int kMaxSubgraphDepth = 64;
 
 }  // namespace
 
-int Graph::Producer(std::string_view value) const {
-  auto it = producer_.find(value);
-  return it == producer_.end() ? -1 : it->second;
+ValueId Graph::FindValue(std::string_view name) const {
+  auto it = ids_.find(name);
+  return it == ids_.end() ? kNoValue : it->second;
 }
 
+int Graph::Producer(std::string_view value) const {
+  ValueId id = FindValue(value);
+  return id == kNoValue ? -1 : Producer(id);
+}
+
+const ONNX_NAMESPACE::TensorProto* Graph::Initializer(ValueId id) const {
+  return Declared(initializers_, id, kHasInitializer);
+}
 const ONNX_NAMESPACE::TensorProto* Graph::Initializer(std::string_view value) const {
-  return FindOrNull(initializer_, value);
+  return Initializer(FindValue(value));
+}
+const ONNX_NAMESPACE::ValueInfoProto* Graph::Input(ValueId id) const {
+  return Declared(inputs_, id, kHasInput);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Input(std::string_view value) const {
-  return FindOrNull(input_, value);
+  return Input(FindValue(value));
+}
+const ONNX_NAMESPACE::ValueInfoProto* Graph::Output(ValueId id) const {
+  return Declared(outputs_, id, kHasOutput);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Output(std::string_view value) const {
-  return FindOrNull(output_, value);
+  return Output(FindValue(value));
+}
+const ONNX_NAMESPACE::ValueInfoProto* Graph::ValueInfo(ValueId id) const {
+  return Declared(value_infos_, id, kHasValueInfo);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::ValueInfo(std::string_view value) const {
-  return FindOrNull(value_info_, value);
+  return ValueInfo(FindValue(value));
 }
 
-const std::vector<int>& Graph::Consumers(std::string_view value) const {
-  static const std::vector<int> kNone;
-  auto it = consumers_.find(value);
-  return it == consumers_.end() ? kNone : it->second;
+absl::Span<const int> Graph::Consumers(std::string_view value) const {
+  ValueId id = FindValue(value);
+  return id == kNoValue ? absl::Span<const int>() : Consumers(id);
 }
 
 std::vector<const Graph*> Graph::Subgraphs(int index) const {
@@ -72,126 +83,181 @@ std::string Graph::NodeLabel(int index) const {
   return absl::StrCat("<", n.op_type(), " #", index, ">");
 }
 
-// Builds one Graph (and, recursively, its subgraphs) and checks its references.
+// Builds one Graph (and, recursively, its subgraphs) and checks its references. Each value
+// name is hashed once per mention here; everything after works on ids.
 class GraphBuilder {
  public:
   GraphBuilder(const std::string& source, int depth) : source_(source), depth_(depth) {}
 
   absl::StatusOr<std::unique_ptr<Graph>> Build(const GraphProto& proto, const Graph* parent,
                                                std::string path) {
-    auto g = std::make_unique<Graph>();
-    g->proto_ = &proto;
-    g->parent_ = parent;
-    g->path_ = std::move(path);
+    auto owned = std::make_unique<Graph>();
+    g_ = owned.get();
+    g_->proto_ = &proto;
+    g_->parent_ = parent;
+    g_->path_ = std::move(path);
     if (depth_ > kMaxSubgraphDepth) {
       return Error(absl::StrCat("subgraphs nested deeper than ", kMaxSubgraphDepth, " levels at ",
-                                g->path_));
+                                g_->path_));
     }
-    // Sized up front: rehashing tables of a few hundred thousand names is a visible cost.
-    g->initializer_.reserve(proto.initializer_size() + proto.sparse_initializer_size());
-    g->value_info_.reserve(proto.value_info_size());
-    g->producer_.reserve(proto.node_size());
-    g->consumers_.reserve(proto.node_size());
-    for (const auto& t : proto.initializer()) g->initializer_.emplace(t.name(), &t);
+    const int num_nodes = proto.node_size();
+    // Sized up front: rehashing tables of a few hundred thousand names is a visible cost. Most
+    // values are one node's output, read by one or two others.
+    g_->values_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
+    g_->ids_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
+    g_->node_io_.reserve(num_nodes * 3);
+    g_->node_io_begin_.reserve(2 * num_nodes + 1);
+
+    for (const auto& t : proto.initializer()) {
+      Declare(g_->initializers_, Intern(t.name()), &t, Graph::kHasInitializer);
+    }
     for (const auto& s : proto.sparse_initializer()) {
       // Sparse initializers are values too; their dense form is not needed for shapes.
-      g->initializer_.emplace(s.values().name(), nullptr);
+      Declare(g_->initializers_, Intern(s.values().name()),
+              static_cast<const ONNX_NAMESPACE::TensorProto*>(nullptr), Graph::kHasInitializer);
     }
-    for (const auto& vi : proto.input()) g->input_.emplace(vi.name(), &vi);
-    for (const auto& vi : proto.output()) g->output_.emplace(vi.name(), &vi);
-    for (const auto& vi : proto.value_info()) g->value_info_.emplace(vi.name(), &vi);
+    for (const auto& vi : proto.input())
+      Declare(g_->inputs_, Intern(vi.name()), &vi, Graph::kHasInput);
+    for (const auto& vi : proto.output()) {
+      Declare(g_->outputs_, Intern(vi.name()), &vi, Graph::kHasOutput);
+    }
+    for (const auto& vi : proto.value_info()) {
+      Declare(g_->value_infos_, Intern(vi.name()), &vi, Graph::kHasValueInfo);
+    }
+    for (Graph::Value& v : g_->values_) {
+      if (v.flags & (Graph::kHasInitializer | Graph::kHasInput)) v.flags |= Graph::kDefined;
+    }
 
-    for (int i = 0; i < proto.node_size(); ++i) {
-      for (const auto& out : proto.node(i).output()) {
-        if (out.empty()) continue;
-        auto [it, inserted] = g->producer_.emplace(out, i);
-        if (!inserted) {
-          return Error(absl::StrCat("value '", out, "' is produced by both ",
-                                    Describe(*g, it->second), " and ", Describe(*g, i)));
+    for (int i = 0; i < num_nodes; ++i) {
+      const auto& n = proto.node(i);
+      g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+      for (const auto& in : n.input()) g_->node_io_.push_back(in.empty() ? kNoValue : Intern(in));
+      g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+      for (const auto& out : n.output()) {
+        if (out.empty()) {
+          g_->node_io_.push_back(kNoValue);
+          continue;
         }
-        if (g->input_.contains(out) || g->initializer_.contains(out)) {
-          return Error(absl::StrCat(Describe(*g, i), " writes '", out,
+        ValueId id = Intern(out);
+        g_->node_io_.push_back(id);
+        Graph::Value& v = g_->values_[id];
+        if (v.producer >= 0) {
+          return Error(absl::StrCat("value '", out, "' is produced by both ", Describe(v.producer),
+                                    " and ", Describe(i)));
+        }
+        if (v.flags & (Graph::kHasInput | Graph::kHasInitializer)) {
+          return Error(absl::StrCat(Describe(i), " writes '", out,
                                     "', which is already a graph input or initializer"));
         }
+        v.producer = i;
+        v.flags |= Graph::kDefined;
       }
     }
+    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
 
     // Dependencies of each node: its own inputs and the outer values its subgraphs read.
-    std::vector<std::vector<std::string_view>> reads(proto.node_size());
-    for (int i = 0; i < proto.node_size(); ++i) {
-      const auto& n = proto.node(i);
-      for (const auto& in : n.input()) {
-        if (!in.empty()) reads[i].push_back(in);
+    std::vector<ValueId> reads;
+    std::vector<int32_t> reads_begin;
+    reads.reserve(g_->node_io_.size());
+    reads_begin.reserve(num_nodes + 1);
+    for (int i = 0; i < num_nodes; ++i) {
+      reads_begin.push_back(static_cast<int32_t>(reads.size()));
+      for (ValueId in : g_->InputIds(i)) {
+        if (in != kNoValue) reads.push_back(in);
       }
-      for (const AttributeProto& attr : n.attribute()) {
+      for (const AttributeProto& attr : proto.node(i).attribute()) {
         std::vector<const GraphProto*> bodies;
         if (attr.has_g()) bodies.push_back(&attr.g());
         for (const auto& sub : attr.graphs()) bodies.push_back(&sub);
         for (const GraphProto* body : bodies) {
           GraphBuilder sub_builder(source_, depth_ + 1);
           auto sub = sub_builder.Build(
-              *body, g.get(), absl::StrCat(g->path_, "/", g->NodeLabel(i), ".", attr.name()));
+              *body, g_, absl::StrCat(g_->path_, "/", g_->NodeLabel(i), ".", attr.name()));
           if (!sub.ok()) return sub.status();
-          for (std::string_view outer : sub_builder.outer_reads_) reads[i].push_back(outer);
-          g->subgraphs_[i].push_back({attr.name(), *std::move(sub)});
+          Graph& built = **sub;
+          for (ValueId outer : sub_builder.outer_reads_) {
+            ValueId here = Intern(built.values_[outer].name);
+            built.values_[outer].outer = here;
+            reads.push_back(here);
+          }
+          g_->subgraphs_[i].push_back({attr.name(), *std::move(sub)});
         }
       }
     }
+    reads_begin.push_back(static_cast<int32_t>(reads.size()));
 
     // Every read must resolve here or in an enclosing graph.
-    for (int i = 0; i < proto.node_size(); ++i) {
-      for (std::string_view value : reads[i]) {
-        if (g->producer_.contains(value) || g->input_.contains(value) ||
-            g->initializer_.contains(value)) {
-          continue;
+    for (int i = 0; i < num_nodes; ++i) {
+      for (int32_t k = reads_begin[i]; k < reads_begin[i + 1]; ++k) {
+        if (auto status = Resolve(reads[k],
+                                  [&](std::string_view value) {
+                                    return absl::StrCat(
+                                        Describe(i), " reads '", std::string(value),
+                                        "', which no node, graph input or initializer provides");
+                                  });
+            !status.ok()) {
+          return status;
         }
-        if (parent != nullptr && Resolves(*parent, value)) {
-          outer_reads_.insert(value);
-          continue;
-        }
-        return Error(absl::StrCat(Describe(*g, i), " reads '", std::string(value),
-                                  "', which no node, graph input or initializer provides"));
       }
     }
     for (const auto& vi : proto.output()) {
-      std::string_view value = vi.name();
-      if (g->producer_.contains(value) || g->input_.contains(value) ||
-          g->initializer_.contains(value)) {
-        continue;
+      if (auto status = Resolve(g_->FindValue(vi.name()),
+                                [&](std::string_view value) {
+                                  return absl::StrCat("graph output '", std::string(value), "' of ",
+                                                      g_->path_, " is not produced by any node");
+                                });
+          !status.ok()) {
+        return status;
       }
-      if (parent != nullptr && Resolves(*parent, value)) {
-        outer_reads_.insert(value);
-        continue;
-      }
-      return Error(absl::StrCat("graph output '", std::string(value), "' of ", g->path_,
-                                " is not produced by any node"));
     }
 
-    auto order = TopologicalOrder(*g, reads);
+    auto order = TopologicalOrder(reads, reads_begin);
     if (!order.ok()) return order.status();
-    g->order_ = *std::move(order);
-    for (int i : g->order_) {
-      for (std::string_view value : reads[i]) {
-        auto& users = g->consumers_[value];
-        if (users.empty() || users.back() != i) users.push_back(i);
-      }
-    }
-    return g;
+    g_->order_ = *std::move(order);
+    IndexConsumers(reads, reads_begin);
+    return owned;
   }
 
  private:
+  ValueId Intern(std::string_view name) {
+    auto [it, inserted] = g_->ids_.try_emplace(name, static_cast<ValueId>(g_->values_.size()));
+    if (inserted) g_->values_.push_back({name});
+    return it->second;
+  }
+
+  // The first declaration of a name counts, as the first entry of a protobuf map would.
+  template <typename T>
+  void Declare(absl::flat_hash_map<ValueId, const T*>& map, ValueId id, const T* declaration,
+               Graph::Flag flag) {
+    if (map.try_emplace(id, declaration).second) g_->values_[id].flags |= flag;
+  }
+
   static bool Resolves(const Graph& graph, std::string_view value) {
     for (const Graph* g = &graph; g != nullptr; g = g->parent()) {
-      if (g->producer_.contains(value) || g->input_.contains(value) ||
-          g->initializer_.contains(value)) {
-        return true;
-      }
+      ValueId id = g->FindValue(value);
+      if (id != kNoValue && g->Defines(id)) return true;
     }
     return false;
   }
 
-  static std::string Describe(const Graph& g, int index) {
-    return absl::StrCat("node '", g.NodeLabel(index), "' (", g.node(index).op_type(), ")");
+  // A read resolves when this graph defines the value or an enclosing graph does (then it is
+  // one of this graph's outer reads).
+  template <typename MessageFn>
+  absl::Status Resolve(ValueId id, const MessageFn& message) {
+    if (g_->Defines(id) || g_->values_[id].outer != kNoValue || outer_marked_.contains(id)) {
+      return absl::OkStatus();
+    }
+    std::string_view name = g_->values_[id].name;
+    if (g_->parent_ != nullptr && Resolves(*g_->parent_, name)) {
+      outer_marked_.insert(id);
+      outer_reads_.push_back(id);
+      return absl::OkStatus();
+    }
+    return Error(message(name));
+  }
+
+  std::string Describe(int index) const {
+    return absl::StrCat("node '", g_->NodeLabel(index), "' (", g_->node(index).op_type(), ")");
   }
 
   absl::Status Error(const std::string& message) const {
@@ -199,21 +265,31 @@ class GraphBuilder {
   }
 
   // Kahn's algorithm, taking ready nodes in file order so sorted graphs keep their order.
-  absl::StatusOr<std::vector<int>> TopologicalOrder(
-      const Graph& g, const std::vector<std::vector<std::string_view>>& reads) const {
-    const int n = static_cast<int>(reads.size());
+  absl::StatusOr<std::vector<int>> TopologicalOrder(const std::vector<ValueId>& reads,
+                                                    const std::vector<int32_t>& begin) const {
+    const int n = g_->num_nodes();
     std::vector<int> pending(n, 0);
-    std::vector<std::vector<int>> users(n);
+    // Users of each node's outputs, as one flat list per producer (counted, then filled).
+    std::vector<int32_t> users_begin(n + 1, 0);
     for (int i = 0; i < n; ++i) {
-      for (std::string_view value : reads[i]) {
-        int p = g.Producer(value);
+      for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
+        int p = g_->Producer(reads[k]);
         if (p < 0) continue;
         if (p == i) {
-          return Error(absl::StrCat("cycle: ", Describe(g, i), " reads its own output '",
-                                    std::string(value), "'"));
+          return Error(absl::StrCat("cycle: ", Describe(i), " reads its own output '",
+                                    std::string(g_->value_name(reads[k])), "'"));
         }
         ++pending[i];
-        users[p].push_back(i);
+        ++users_begin[p + 1];
+      }
+    }
+    for (int i = 0; i < n; ++i) users_begin[i + 1] += users_begin[i];
+    std::vector<int> users(users_begin[n]);
+    std::vector<int32_t> fill(users_begin.begin(), users_begin.end() - 1);
+    for (int i = 0; i < n; ++i) {
+      for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
+        int p = g_->Producer(reads[k]);
+        if (p >= 0) users[fill[p]++] = i;
       }
     }
     std::vector<int> order;
@@ -227,17 +303,18 @@ class GraphBuilder {
       int i = ready.front();
       ready.pop_front();
       order.push_back(i);
-      for (int u : users[i]) {
-        if (--pending[u] == 0) ready.push_back(u);
+      for (int32_t k = users_begin[i]; k < users_begin[i + 1]; ++k) {
+        if (--pending[users[k]] == 0) ready.push_back(users[k]);
       }
     }
     if (static_cast<int>(order.size()) != n) {
       for (int i = 0; i < n; ++i) {
         if (pending[i] == 0) continue;
-        for (std::string_view value : reads[i]) {
-          int p = g.Producer(value);
+        for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
+          int p = g_->Producer(reads[k]);
           if (p >= 0 && pending[p] > 0) {
-            return Error(absl::StrCat("cycle: ", Describe(g, i), " reads '", std::string(value),
+            return Error(absl::StrCat("cycle: ", Describe(i), " reads '",
+                                      std::string(g_->value_name(reads[k])),
                                       "', which depends on the node's own output"));
           }
         }
@@ -247,9 +324,37 @@ class GraphBuilder {
     return order;
   }
 
+  // Consumers of each value in topological order, a node once per value, as one flat array.
+  void IndexConsumers(const std::vector<ValueId>& reads, const std::vector<int32_t>& begin) {
+    std::vector<Graph::Value>& values = g_->values_;
+    std::vector<int> last(values.size(), -1);
+    auto each_read = [&](auto&& visit) {
+      for (int i : g_->order_) {
+        for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
+          if (last[reads[k]] == i) continue;
+          last[reads[k]] = i;
+          visit(reads[k], i);
+        }
+      }
+    };
+    std::vector<int32_t> count(values.size() + 1, 0);
+    each_read([&](ValueId v, int) { ++count[v + 1]; });
+    for (size_t v = 0; v < values.size(); ++v) count[v + 1] += count[v];
+    for (size_t v = 0; v < values.size(); ++v) {
+      values[v].consumers_begin = count[v];
+      values[v].consumers_end = count[v];
+    }
+    g_->consumers_.resize(count[values.size()]);
+    std::fill(last.begin(), last.end(), -1);
+    each_read([&](ValueId v, int i) { g_->consumers_[values[v].consumers_end++] = i; });
+  }
+
   const std::string& source_;
   int depth_;
-  absl::flat_hash_set<std::string_view> outer_reads_;
+  Graph* g_ = nullptr;
+  // Values this graph reads from an enclosing graph, in order of first read.
+  std::vector<ValueId> outer_reads_;
+  absl::flat_hash_set<ValueId> outer_marked_;
 };
 
 absl::StatusOr<std::unique_ptr<Model>> Model::FromProto(ONNX_NAMESPACE::ModelProto proto,
@@ -290,7 +395,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Index(std::unique_ptr<Model> model
 
 int64_t Model::OpsetVersion(std::string_view domain) const {
   if (domain == "ai.onnx") domain = "";
-  auto it = opsets_.find(std::string(domain));
+  auto it = opsets_.find(absl::string_view(domain.data(), domain.size()));
   return it == opsets_.end() ? -1 : it->second;
 }
 

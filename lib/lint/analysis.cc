@@ -271,10 +271,15 @@ void Analysis::FindPins() {
     }
   }
   if (contracts.empty()) return;
+  // Each declared output of every layer states the same requirement: decided once.
+  absl::flat_hash_map<std::pair<sym::Expr, sym::Expr>, bool> kept;
   pins_.erase(std::remove_if(pins_.begin(), pins_.end(),
                              [&](const Pin& pin) {
-                               return pin.requirement->kind == RequirementKind::kDeclaredShape &&
-                                      HoldsUnderContracts(*pin.requirement, contracts, samples);
+                               const Requirement& r = *pin.requirement;
+                               if (r.kind != RequirementKind::kDeclaredShape) return false;
+                               auto [it, fresh] = kept.try_emplace({r.lhs, r.rhs}, false);
+                               if (fresh) it->second = HoldsUnderContracts(r, contracts, samples);
+                               return it->second;
                              }),
               pins_.end());
 }
@@ -454,9 +459,9 @@ void Analysis::SolveWitness() {
     if (solved) continue;
     // Exports usually use one size for all dynamic axes of a group (224x224): try the diagonal,
     // with 1 last because size 1 satisfies broadcasts vacuously.
+    sym::Binding b = witness_;
     for (int64_t t = 2; t <= kScanLimit + 1 && !solved; ++t) {
       int64_t v = t > kScanLimit ? 1 : t;
-      sym::Binding b = witness_;
       for (auto& m : members) b.Set(m, v);
       if (failures(b) == 0) {
         for (auto& m : members) witness_.Set(m, v);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/types/span.h"
 #include "shapelint/ir/load.h"
 
 namespace shapelint::ir {
@@ -14,6 +15,8 @@ constexpr char kHeader[] = "<ir_version: 8, opset_import: [\"\" : 17]>\n";
 absl::StatusOr<std::unique_ptr<Model>> Load(const std::string& graph) {
   return LoadModelFromBytes(std::string(kHeader) + graph, "m.onnxtxt");
 }
+
+std::vector<int> Ints(absl::Span<const int> span) { return {span.begin(), span.end()}; }
 
 TEST_CASE("nodes are ordered after their producers, file order kept otherwise", "[ir]") {
   auto m = Load(R"(
@@ -28,7 +31,8 @@ g (float[N] x) => (float[N] z) {
   CHECK(g.topological_order() == std::vector<int>{1, 2, 0});
   CHECK(g.Producer("y") == 1);
   CHECK(g.Producer("x") == -1);
-  CHECK(g.Consumers("x") == std::vector<int>{1, 2});
+  CHECK(Ints(g.Consumers("x")) == std::vector<int>{1, 2});
+  CHECK(g.Consumers("nowhere").empty());
   CHECK(g.Input("x") != nullptr);
   CHECK(g.Output("z") != nullptr);
   CHECK(g.NodeLabel(0) == "<Add #0>");
@@ -81,7 +85,7 @@ g (bool c, float[N] x) => (float[N] y) {
   CHECK(g.topological_order() == std::vector<int>{0, 1});
   REQUIRE(g.Subgraphs(1).size() == 2);
   CHECK(g.Subgraphs(1)[0]->path() == "main/<If #1>.then_branch");
-  CHECK(g.Consumers("a") == std::vector<int>{1});
+  CHECK(Ints(g.Consumers("a")) == std::vector<int>{1});
 
   auto bad = Load(R"(
 g (bool c, float[N] x) => (float[N] y) {
@@ -92,6 +96,80 @@ g (bool c, float[N] x) => (float[N] y) {
 })");
   REQUIRE_FALSE(bad.ok());
   CHECK(absl::StrContains(bad.status().message(), "reads 'ghost'"));
+}
+
+TEST_CASE("values have dense ids; node inputs and outputs refer to them", "[ir]") {
+  auto m = Load(R"(
+g (float[N] x, int64[1] k) => (float[N] y, int64[1] i) {
+  y, i = TopK (x, k)
+  d = Dropout (y, , )
+  s = Add (d, d)
+})");
+  INFO(m.status().message());
+  REQUIRE(m.ok());
+  const Graph& g = (*m)->graph();
+  const ValueId x = g.FindValue("x"), k = g.FindValue("k"), y = g.FindValue("y"),
+                i = g.FindValue("i"), d = g.FindValue("d"), s = g.FindValue("s");
+  for (ValueId id : {x, k, y, i, d, s}) REQUIRE(id != kNoValue);
+  CHECK(g.FindValue("ghost") == kNoValue);
+  CHECK(g.num_values() == 6);
+  CHECK(g.value_name(d) == "d");
+  CHECK(std::vector<ValueId>(g.InputIds(0).begin(), g.InputIds(0).end()) ==
+        std::vector<ValueId>{x, k});
+  CHECK(std::vector<ValueId>(g.OutputIds(0).begin(), g.OutputIds(0).end()) ==
+        std::vector<ValueId>{y, i});
+  // Omitted optional inputs keep their place.
+  CHECK(std::vector<ValueId>(g.InputIds(1).begin(), g.InputIds(1).end()) ==
+        std::vector<ValueId>{y, kNoValue, kNoValue});
+  CHECK(g.Producer(y) == 0);
+  CHECK(g.Producer(x) == -1);
+  CHECK(g.Defines(x));
+  CHECK(g.Defines(s));
+  CHECK(g.Input(x) != nullptr);
+  CHECK(g.Input(y) == nullptr);
+  CHECK(g.Output(i) != nullptr);
+  CHECK(g.Initializer(x) == nullptr);
+  // A node reading a value twice is one consumer.
+  CHECK(Ints(g.Consumers(d)) == std::vector<int>{2});
+  CHECK(Ints(g.Consumers(y)) == std::vector<int>{1});
+  CHECK(g.Consumers(s).empty());
+}
+
+TEST_CASE("a value read two subgraph levels down maps to each enclosing graph's id", "[ir]") {
+  auto m = Load(R"(
+g (bool c, float[N] x) => (float[N] y) {
+  a = Relu (x)
+  y = If (c) <
+    then_branch = t () => (float[N] o) {
+      o = If (c) <
+        then_branch = tt () => (float[N] p) { p = Neg (a) },
+        else_branch = te () => (float[N] p) { p = Identity (a) }
+      >
+    },
+    else_branch = e () => (float[N] o) { o = Identity (x) }
+  >
+})");
+  INFO(m.status().message());
+  REQUIRE(m.ok());
+  const Graph& g = m.value()->graph();
+  const Graph* t = g.Subgraph(1, "then_branch");
+  REQUIRE(t != nullptr);
+  const Graph* tt = t->Subgraph(0, "then_branch");
+  REQUIRE(tt != nullptr);
+  const ValueId in_tt = tt->FindValue("a");
+  REQUIRE(in_tt != kNoValue);
+  CHECK_FALSE(tt->Defines(in_tt));
+  const ValueId in_t = tt->OuterId(in_tt);
+  REQUIRE(in_t != kNoValue);
+  CHECK(t->value_name(in_t) == "a");
+  CHECK_FALSE(t->Defines(in_t));
+  const ValueId in_g = t->OuterId(in_t);
+  CHECK(in_g == g.FindValue("a"));
+  CHECK(g.Defines(in_g));
+  CHECK(g.OuterId(in_g) == kNoValue);
+  // The outer If and the inner one each depend on 'a' through their branches.
+  CHECK(Ints(g.Consumers(in_g)) == std::vector<int>{1});
+  CHECK(Ints(t->Consumers(in_t)) == std::vector<int>{0});
 }
 
 TEST_CASE("bad bytes are load errors, never crashes", "[ir]") {

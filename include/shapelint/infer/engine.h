@@ -7,7 +7,6 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "shapelint/infer/facts.h"
 #include "shapelint/ir/model.h"
 
@@ -20,23 +19,23 @@ struct EngineNote {
   std::string message;
 };
 
-using FactMap = absl::flat_hash_map<std::string_view, TensorFact>;
+// Facts of one graph's values, indexed by ir::ValueId.
+using FactTable = std::vector<TensorFact>;
 
 struct Inference {
-  // Facts for every value of the main graph, keyed by value name (views into the model).
-  FactMap facts;
+  const ir::Graph* graph = nullptr;  // the main graph
+  // Facts for every value of the main graph.
+  FactTable facts;
   // Facts for the values of each subgraph (If branches, Loop and Scan bodies), from the last
   // time it was inferred; a Loop body sees its loop-carried values generalised.
-  std::map<const ir::Graph*, FactMap> subgraph_facts;
+  std::map<const ir::Graph*, FactTable> subgraph_facts;
   std::vector<Requirement> requirements;  // in topological order of their nodes
   std::vector<Origin> origins;            // indexed by OriginId
   std::vector<InputDim> input_dims;       // every dim of every graph input, in order
   std::vector<EngineNote> notes;
 
-  const TensorFact* Find(std::string_view value) const {
-    auto it = facts.find(value);
-    return it == facts.end() ? nullptr : &it->second;
-  }
+  // The fact for a value of the main graph, or nullptr when the graph does not define it.
+  const TensorFact* Find(std::string_view value) const;
   // The fact for `value` as seen from `graph`: its own values, then enclosing graphs'.
   const TensorFact* FindIn(const ir::Graph& graph, std::string_view value) const;
   const Origin* OriginOf(OriginId id) const {

@@ -19,8 +19,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 namespace shapelint::ir {
+
+// Dense index of a value within one graph: every name that the graph's nodes, inputs, outputs,
+// initializers and value_info mention, including names read from an enclosing graph, gets one,
+// in order of first mention. Indexing by id keeps name hashing out of the analysis's hot paths.
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
 
 class Graph {
  public:
@@ -34,18 +41,45 @@ class Graph {
   // Node indices, each after the producers of its inputs (stable: file order where possible).
   const std::vector<int>& topological_order() const { return order_; }
 
-  // Index of the node in this graph that produces `value`, or -1.
+  int num_values() const { return static_cast<int>(values_.size()); }
+  // The id of the value named `name`, or kNoValue when this graph never mentions it.
+  ValueId FindValue(std::string_view name) const;
+  std::string_view value_name(ValueId id) const { return values_[id].name; }
+  // Ids of node `index`'s inputs and outputs, in order; kNoValue where a name is empty (an
+  // omitted optional input or output).
+  absl::Span<const ValueId> InputIds(int index) const {
+    return Slice(node_io_, node_io_begin_[2 * index], node_io_begin_[2 * index + 1]);
+  }
+  absl::Span<const ValueId> OutputIds(int index) const {
+    return Slice(node_io_, node_io_begin_[2 * index + 1], node_io_begin_[2 * index + 2]);
+  }
+  // True when this graph provides the value: a node output, a graph input or an initializer.
+  bool Defines(ValueId id) const { return (values_[id].flags & kDefined) != 0; }
+  // For a value that this graph reads from an enclosing graph, its id in the parent graph;
+  // kNoValue for the graph's own values.
+  ValueId OuterId(ValueId id) const { return values_[id].outer; }
+
+  // Index of the node in this graph that produces the value, or -1.
+  int Producer(ValueId id) const { return values_[id].producer; }
   int Producer(std::string_view value) const;
-  // Initializer of this graph named `value`, or nullptr.
+  // Initializer of this graph with that name, or nullptr.
+  const ONNX_NAMESPACE::TensorProto* Initializer(ValueId id) const;
   const ONNX_NAMESPACE::TensorProto* Initializer(std::string_view value) const;
-  // Graph input named `value`, or nullptr. Inputs that only give an initializer's type count.
+  // Graph input with that name, or nullptr. Inputs that only give an initializer's type count.
+  const ONNX_NAMESPACE::ValueInfoProto* Input(ValueId id) const;
   const ONNX_NAMESPACE::ValueInfoProto* Input(std::string_view value) const;
-  // Declared type of `value` as a graph output, or nullptr.
+  // Declared type of the value as a graph output, or nullptr.
+  const ONNX_NAMESPACE::ValueInfoProto* Output(ValueId id) const;
   const ONNX_NAMESPACE::ValueInfoProto* Output(std::string_view value) const;
-  // Declared type of `value` in value_info, or nullptr.
+  // Declared type of the value in value_info, or nullptr.
+  const ONNX_NAMESPACE::ValueInfoProto* ValueInfo(ValueId id) const;
   const ONNX_NAMESPACE::ValueInfoProto* ValueInfo(std::string_view value) const;
-  // Nodes of this graph that read `value`, in topological order.
-  const std::vector<int>& Consumers(std::string_view value) const;
+  // Nodes of this graph that read the value (as an input, or inside a subgraph), in
+  // topological order, each once.
+  absl::Span<const int> Consumers(ValueId id) const {
+    return Slice(consumers_, values_[id].consumers_begin, values_[id].consumers_end);
+  }
+  absl::Span<const int> Consumers(std::string_view value) const;
 
   // Subgraphs held by attributes of node `index` (If branches, Loop/Scan bodies).
   std::vector<const Graph*> Subgraphs(int index) const;
@@ -57,16 +91,48 @@ class Graph {
 
  private:
   friend class GraphBuilder;
+  enum Flag : uint8_t {
+    kDefined = 1,         // a node output, graph input or initializer of this graph
+    kHasInitializer = 2,  // in initializers_ (nullptr there for a sparse initializer)
+    kHasInput = 4,        // in inputs_
+    kHasOutput = 8,       // in outputs_
+    kHasValueInfo = 16,   // in value_infos_
+  };
+  struct Value {
+    std::string_view name;  // a view into the proto
+    int32_t producer = -1;
+    ValueId outer = kNoValue;
+    int32_t consumers_begin = 0;
+    int32_t consumers_end = 0;
+    uint8_t flags = 0;
+  };
+  template <typename T>
+  static absl::Span<const T> Slice(const std::vector<T>& v, int32_t begin, int32_t end) {
+    return absl::Span<const T>(v.data() + begin, static_cast<size_t>(end - begin));
+  }
+  template <typename T>
+  const T* Declared(const absl::flat_hash_map<ValueId, const T*>& map, ValueId id,
+                    Flag flag) const {
+    if (id == kNoValue || (values_[id].flags & flag) == 0) return nullptr;
+    return map.find(id)->second;
+  }
+
   const ONNX_NAMESPACE::GraphProto* proto_ = nullptr;
   const Graph* parent_ = nullptr;
   std::string path_;
   std::vector<int> order_;
-  absl::flat_hash_map<std::string_view, int> producer_;
-  absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::TensorProto*> initializer_;
-  absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::ValueInfoProto*> input_;
-  absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::ValueInfoProto*> output_;
-  absl::flat_hash_map<std::string_view, const ONNX_NAMESPACE::ValueInfoProto*> value_info_;
-  absl::flat_hash_map<std::string_view, std::vector<int>> consumers_;
+  std::vector<Value> values_;
+  absl::flat_hash_map<std::string_view, ValueId> ids_;
+  // Inputs then outputs of each node: node i's inputs are node_io_[node_io_begin_[2i],
+  // node_io_begin_[2i+1]), its outputs run to node_io_begin_[2i+2].
+  std::vector<ValueId> node_io_;
+  std::vector<int32_t> node_io_begin_;
+  std::vector<int> consumers_;  // each value's consumers, contiguous
+  // Declarations are few next to values: kept apart, behind the flags.
+  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::TensorProto*> initializers_;
+  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> inputs_;
+  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> outputs_;
+  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> value_infos_;
   struct NamedSubgraph {
     std::string attribute;
     std::unique_ptr<Graph> graph;

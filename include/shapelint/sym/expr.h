@@ -34,7 +34,13 @@ struct ExprNode;  // Interned, owned by the process-wide expression table.
 class Binding {
  public:
   void Set(std::string_view symbol, int64_t value) {
-    values_.insert_or_assign(std::string(symbol), value);
+    // Solvers set the same few symbols millions of times: no key copy when it is there.
+    auto it = values_.find(absl::string_view(symbol.data(), symbol.size()));
+    if (it != values_.end()) {
+      it->second = value;
+    } else {
+      values_.emplace(std::string(symbol), value);
+    }
   }
   std::optional<int64_t> Get(std::string_view symbol) const {
     // Heterogeneous lookup without a copy; absl's string_view may differ from std's.
