@@ -110,7 +110,11 @@ class Scanner {
         const size_t content = pos;
         pos += *length;
         const Kind sub = SubmessageKind(kind, field);
-        if (sub != Kind::kOther && !(kind == Kind::kTensor && IsPayload(field))) {
+        // A message no longer than the payload kept cannot hold a payload to leave out: most
+        // nodes are a few hundred bytes, and stepping over them keeps the walk to the large
+        // messages.
+        if (sub != Kind::kOther && *length > max_kept_ &&
+            !(kind == Kind::kTensor && IsPayload(field))) {
           const size_t slot = edits_.size();
           edits_.push_back({length_begin, content, 0});
           std::optional<size_t> inner = Scan(sub, content, pos, depth + 1);
