@@ -19,14 +19,13 @@
 namespace shapelint::lint {
 namespace {
 
-// A pool over a dynamic image, then a reshape that bakes its size: findings with expressions.
+// A pool over a dynamic image, then a reshape that bakes its size: a finding with expressions.
 // The symbol names are this test's own, so that no other test has interned them already.
 const char kModel[] = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[intern_n, 3, intern_h, intern_w] x) => (float[intern_n, 768] y)
   <int64[2] shape = {1, 768}> {
   p = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
-  c = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (p, p)
-  y = Reshape (c, shape)
+  y = Reshape (p, shape)
 }
 )";
 
@@ -74,8 +73,8 @@ TEST_CASE("linting leaves nothing in the process-wide expression table", "[lint]
     for (int i = 0; i < 200; ++i) REQUIRE(Report(*model) == first);
     CHECK(sym::InternedNodeCount() == before);
   }
-  SECTION("200 variants, each with symbols of its own") {
-    for (int i = 0; i < 200; ++i) {
+  SECTION("20 variants, each with symbols of its own") {
+    for (int i = 0; i < 20; ++i) {
       LintOptions options;
       options.dynamic.push_back({"x", 0, absl::StrCat("intern_batch_", i)});
       const std::string text = Report(*model, options);
@@ -100,13 +99,13 @@ TEST_CASE("a lint run inside a caller's scope nests in it", "[lint][intern]") {
 TEST_CASE("lint runs on two threads give the results of one thread", "[lint][intern]") {
   std::vector<std::unique_ptr<ir::Model>> models;
   models.push_back(Load(kModel));
-  for (const char* name : {"adaptive_avg_pool2d.onnx", "flatten.onnx", "kron_decomposed.onnx",
-                           "kron_decomposed_dynamic.onnx", "reshape_traced_int.onnx", "vgg11.onnx",
-                           "vgg11_features.onnx"}) {
+  for (const char* name :
+       {"adaptive_avg_pool2d.onnx", "flatten.onnx", "kron_decomposed.onnx",
+        "kron_decomposed_dynamic.onnx", "reshape_traced_int.onnx", "vgg11_features.onnx"}) {
     models.push_back(LoadFile(absl::StrCat("tests/corpus/torch/", name)));
   }
   auto run = [&models](std::vector<std::string>* out) {
-    for (int round = 0; round < 5; ++round) {
+    for (int round = 0; round < 2; ++round) {
       for (const auto& model : models) out->push_back(Report(*model));
     }
   };
