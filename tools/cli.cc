@@ -41,6 +41,7 @@
 #include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
+#include "shapelint/sym/expr.h"
 #include "tools/rule_docs.h"
 
 namespace shapelint::cli {
@@ -756,6 +757,9 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (auto code = ParseSubcommand("shapes", args, out, err, parsed)) return *code;
   const Format format = parsed.format;
   const std::vector<std::string>& models = parsed.models;
+  // The inferences below hold expressions until every report is written: the scope outlives
+  // them, and frees their expressions at the end.
+  sym::InternScope scope;
   sym::Binding dims;
   bool has_dims = false;
   for (const std::string& value : parsed.dims) {

@@ -8,6 +8,7 @@
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
 #include "lint/rule.h"
+#include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
@@ -51,6 +52,8 @@ const std::vector<RuleInfo>& AllRules() {
 }
 
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& given, const LintOptions& options) {
+  // Every expression of this run is freed at its end: findings hold only strings.
+  sym::InternScope scope;
   std::unique_ptr<ir::Model> adjusted;
   if (!options.dynamic.empty() || !options.static_dims.empty()) {
     auto m = WithDeclaredDims(given, options.dynamic, options.static_dims);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lint/analysis.h"
+#include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
@@ -152,6 +153,8 @@ absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& 
 
 absl::StatusOr<std::vector<ProbeResult>> Probe(
     const ir::Model& model, const std::vector<std::pair<std::string, ProbeSpec>>& probes) {
+  // Every expression of this run is freed at its end: the results hold only plain data.
+  sym::InternScope scope;
   const Analysis analysis(model);
   std::vector<ProbeResult> results;
   for (const auto& [text, spec] : probes) {

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -150,31 +153,132 @@ bool NonNegativeFromChildren(const ExprNode& n) {
   return false;
 }
 
-class InternTable {
+// Sets the fields that interning derives from the others: the flag and the hash.
+void Prepare(ExprNode& candidate) {
+  candidate.non_negative = NonNegativeFromChildren(candidate);
+  candidate.hash =
+      absl::HashOf(static_cast<int>(candidate.kind), candidate.constant, candidate.terms,
+                   candidate.name, candidate.numerator, candidate.divisor, candidate.args);
+}
+
+using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
+
+// The process-wide table: nodes built outside any InternScope, and the constant 0. Never freed:
+// such Exprs are plain pointers that may be held anywhere for the process lifetime.
+class GlobalTable {
  public:
+  GlobalTable() {
+    ExprNode zero;
+    zero.depth = 0;
+    Prepare(zero);
+    zero_ = Intern(std::move(zero));
+  }
+
+  // `candidate` is prepared.
   const ExprNode* Intern(ExprNode candidate) {
-    candidate.non_negative = NonNegativeFromChildren(candidate);
-    candidate.hash =
-        absl::HashOf(static_cast<int>(candidate.kind), candidate.constant, candidate.terms,
-                     candidate.name, candidate.numerator, candidate.divisor, candidate.args);
     absl::MutexLock lock(&mu_);
     auto it = nodes_.find(&candidate);
     if (it != nodes_.end()) return *it;
-    // Never freed: Exprs are plain pointers that may be held anywhere for the process lifetime.
     const ExprNode* node = new ExprNode(std::move(candidate));
     nodes_.insert(node);
     return node;
   }
 
+  // The node equal to the prepared `candidate`, or nullptr. Scopes on several threads may look up
+  // at the same time.
+  const ExprNode* Find(const ExprNode& candidate) {
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = nodes_.find(&candidate);
+    return it == nodes_.end() ? nullptr : *it;
+  }
+
+  size_t size() {
+    absl::ReaderMutexLock lock(&mu_);
+    return nodes_.size();
+  }
+
+  const ExprNode* zero() const { return zero_; }
+
  private:
   absl::Mutex mu_;
-  absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq> nodes_ ABSL_GUARDED_BY(mu_);
+  NodeSet nodes_ ABSL_GUARDED_BY(mu_);
+  const ExprNode* zero_ = nullptr;
 };
 
-InternTable& Table() {
-  static InternTable* const table = new InternTable;
+GlobalTable& Global() {
+  static GlobalTable* const table = new GlobalTable;
   return *table;
 }
+
+}  // namespace
+
+// The nodes of one InternScope. Used by its thread only, so without a lock.
+struct ScopeTable {
+  ScopeTable* parent = nullptr;  // the enclosing scope on this thread, if any
+  // Every node this scope has handed out: those it owns, and those found in an enclosing scope
+  // or the process-wide table (kept so that finding them again takes no lock).
+  NodeSet nodes;
+  // The nodes it owns, in chunks whose capacity is reserved up front so that addresses are
+  // stable: one allocation per chunk, not per node, and all freed together.
+  std::vector<std::vector<ExprNode>> chunks;
+  size_t owned = 0;
+
+  const ExprNode* Own(ExprNode&& node) {
+    if (chunks.empty() || chunks.back().size() == chunks.back().capacity()) {
+      size_t capacity = chunks.empty() ? 64 : std::min<size_t>(chunks.back().capacity() * 2, 4096);
+      chunks.emplace_back().reserve(capacity);
+    }
+    ++owned;
+    return &chunks.back().emplace_back(std::move(node));
+  }
+};
+
+namespace {
+
+// The innermost InternScope alive on this thread, or nullptr.
+thread_local ScopeTable* current_scope = nullptr;
+
+const ExprNode* Intern(ExprNode candidate) {
+  Prepare(candidate);
+  ScopeTable* const scope = current_scope;
+  if (scope == nullptr) return Global().Intern(std::move(candidate));
+  if (auto it = scope->nodes.find(&candidate); it != scope->nodes.end()) return *it;
+  // An equal node that already exists elsewhere must be used, for pointer equality to hold.
+  const ExprNode* node = nullptr;
+  for (const ScopeTable* s = scope->parent; s != nullptr && node == nullptr; s = s->parent) {
+    if (auto it = s->nodes.find(&candidate); it != s->nodes.end()) node = *it;
+  }
+  if (node == nullptr) node = Global().Find(candidate);
+  if (node == nullptr) node = scope->Own(std::move(candidate));
+  scope->nodes.insert(node);
+  return node;
+}
+
+}  // namespace
+
+InternScope::InternScope() : table_(std::make_unique<ScopeTable>()) {
+  table_->parent = current_scope;
+  current_scope = table_.get();
+}
+
+InternScope::~InternScope() {
+  if (current_scope != table_.get()) {
+    // Its nodes may be the children of an inner scope's, or in use on another thread.
+    std::fputs("shapelint: sym::InternScope ended out of order or on another thread\n", stderr);
+    std::abort();
+  }
+  current_scope = table_->parent;
+}
+
+size_t InternScope::size() const { return table_->owned; }
+
+size_t InternedNodeCount() {
+  size_t count = Global().size();
+  for (const ScopeTable* s = current_scope; s != nullptr; s = s->parent) count += s->owned;
+  return count;
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Canonical order.
@@ -225,7 +329,7 @@ const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms) {
     for (const Factor& f : t.monomial) node.depth = std::max(node.depth, f.atom->depth);
   }
   node.terms = std::move(terms);
-  return Table().Intern(std::move(node));
+  return Intern(std::move(node));
 }
 
 Expr Wrap(const ExprNode* node) { return ExprBuilder::FromNode(node); }
@@ -374,7 +478,7 @@ MaybeExpr FloorDivByPositive(const ExprNode* e, int64_t k) {
   atom.depth = numerator->depth + 1;
   atom.numerator = numerator;
   atom.divisor = k;
-  return Add(q_expr, AtomExpr(Table().Intern(std::move(atom))));
+  return Add(q_expr, AtomExpr(Intern(std::move(atom))));
 }
 
 // True when the polynomials have the same terms, i.e. their difference is a constant.
@@ -412,7 +516,7 @@ MaybeExpr MinMax(NodeKind kind, const MaybeExpr& a, const MaybeExpr& b) {
   atom.depth += 1;
   if (atom.depth > kMaxDepth) return TooLarge();
   atom.args = std::move(kept);
-  return AtomExpr(Table().Intern(std::move(atom)));
+  return AtomExpr(Intern(std::move(atom)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -660,8 +764,9 @@ bool IsIdentifier(std::string_view name) {
 // Expr.
 
 Expr::Expr() {
-  // Cached: default construction is frequent and should not take the table lock.
-  static const ExprNode* const zero = InternPolyNode(0, {});
+  // Cached: default construction is frequent and should not take the table lock. Always the
+  // process-wide node, also inside a scope (which finds it there when it builds a 0).
+  static const ExprNode* const zero = Global().zero();
   node_ = zero;
 }
 
@@ -671,7 +776,7 @@ Expr Expr::Symbol(std::string_view name) {
   ExprNode atom;
   atom.kind = NodeKind::kSymbol;
   atom.name = std::string(name);
-  return AtomExpr(Table().Intern(std::move(atom)));
+  return AtomExpr(Intern(std::move(atom)));
 }
 
 std::optional<int64_t> Expr::AsConstant() const {

@@ -11,6 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace sym = shapelint::sym;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  // Each input's expressions are freed after it: a long run does not grow one table forever.
+  sym::InternScope scope;
   auto parsed = sym::Parse(text);
   if (parsed.ok()) {
     // A round trip that fails or changes the expression is a bug in Parse or ToString. Text cut

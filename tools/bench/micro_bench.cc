@@ -1,6 +1,7 @@
 // Google Benchmark for the hot paths under the whole-model numbers of tools/bench/bench:
-// expression building (interning), evaluation, skimming weights out of a model, and inference
-// and linting of a stack of attention blocks at growing depth (cost per layer should be flat).
+// expression building (interning, process-wide and in a scope), evaluation, skimming weights out of
+// a model, and inference and linting of a stack of attention blocks at growing depth (cost per
+// layer should be flat).
 //
 //   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSHAPELINT_BENCH=ON
 //   cmake --build build-bench --target shapelint_micro_bench && build-bench/shapelint_micro_bench
@@ -37,6 +38,31 @@ void BM_ExprBuild(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ExprBuild);
+
+// The same inside one sym::InternScope (as in a lint run): found in the scope's table, no lock.
+void BM_ExprBuildInScope(benchmark::State& state) {
+  sym::InternScope scope;
+  BM_ExprBuild(state);
+}
+BENCHMARK(BM_ExprBuildInScope);
+
+// The same in a new scope each time: every node is created, looked up in the process-wide table
+// first, and freed at the end.
+void BM_ExprBuildNewScope(benchmark::State& state) {
+  for (auto _ : state) {
+    sym::InternScope scope;
+    const sym::Expr batch = sym::Expr::Symbol("batch"), past = sym::Expr::Symbol("past");
+    const sym::Expr seq = sym::Expr::Symbol("seq"), h = sym::Expr::Symbol("h");
+    sym::MaybeExpr total = sym::Add(past, seq);
+    sym::MaybeExpr elements = sym::Mul(sym::Mul(batch, total), sym::Expr::Constant(4096));
+    sym::MaybeExpr pooled =
+        sym::Add(sym::FloorDiv(sym::Sub(h, sym::Expr::Constant(3)), sym::Expr::Constant(2)),
+                 sym::Expr::Constant(1));
+    benchmark::DoNotOptimize(elements);
+    benchmark::DoNotOptimize(pooled);
+  }
+}
+BENCHMARK(BM_ExprBuildNewScope);
 
 void BM_ExprEvaluate(benchmark::State& state) {
   const sym::Expr batch = sym::Expr::Symbol("batch"), past = sym::Expr::Symbol("past");

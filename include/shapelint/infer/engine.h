@@ -55,6 +55,9 @@ inline constexpr int64_t kNewestModelledOpset = 23;
 void AddEngineNote(Inference& inference, EngineNote note);
 
 // Runs propagation over the main graph. Never fails: what it cannot model stays unknown.
+// The result holds expressions (sym::Expr): built inside a sym::InternScope, they are valid only
+// while that scope lives, so the caller keeps the scope open for every use of the result;
+// outside any scope they go to the process-wide table, which is never freed.
 Inference Infer(const ir::Model& model);
 
 }  // namespace shapelint::infer

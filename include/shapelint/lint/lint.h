@@ -52,7 +52,9 @@ struct LintOptions {
 
 // Findings for `model`, sorted by graph position and rule. Fails only when `options` do not
 // fit the model (export dims, dynamic axes or static dims naming an input, axis or symbol it
-// does not have): what the engine cannot model is left out, not guessed.
+// does not have): what the engine cannot model is left out, not guessed. Every expression the
+// run builds is freed before it returns (it opens a sym::InternScope of its own, nested in the
+// caller's if there is one): findings hold only plain data.
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options = {});
 
 // The tool's version, e.g. "0.1.0".

@@ -49,7 +49,7 @@ struct ProbeResult {
 // Evaluates `model` at each probe: its text as given (kept in the result) and its parsed form.
 // The model is analysed once for all of them. An error names the first probe that does not fit
 // the model: a symbol or input it does not have, or a shape that contradicts an input's rank
-// or static dims.
+// or static dims. Like lint::Lint, it frees every expression it builds before it returns.
 absl::StatusOr<std::vector<ProbeResult>> Probe(
     const ir::Model& model, const std::vector<std::pair<std::string, ProbeSpec>>& probes);
 

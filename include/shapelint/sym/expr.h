@@ -9,6 +9,10 @@
 // Because construction canonicalises and interns, two Exprs are equal exactly when their nodes
 // are the same pointer; equality and hashing are O(1).
 //
+// Where nodes live: outside any InternScope, in a process-wide table that is never freed (an
+// Expr stays valid for the life of the process). Inside an InternScope, new nodes go to the
+// scope's table and are freed when the scope ends; see InternScope for the lifetime rules.
+//
 // "Unknown" is not part of the algebra: a dimension that is not known is std::nullopt (see
 // MaybeExpr). Every operation that could overflow int64 or exceed the size cap returns
 // std::nullopt instead of a wrong or huge expression.
@@ -17,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +33,58 @@
 
 namespace shapelint::sym {
 
-struct ExprNode;  // Interned, owned by the process-wide expression table.
+struct ExprNode;    // Interned: owned by the process-wide table or by an InternScope.
+struct ScopeTable;  // The nodes of one InternScope.
+
+// Makes the expressions built on this thread while it is alive its own: they are interned in a
+// table the scope owns, and freed when it ends. A long-lived process (the Python module, a
+// server, a fuzzer) opens one around each unit of work so that memory stays bounded; lint::Lint,
+// lint::Probe and the command line do so for every model.
+//
+//   {
+//     sym::InternScope scope;
+//     sym::Expr e = *sym::Add(sym::Expr::Symbol("n"), sym::Expr::Constant(1));
+//     std::string text = e.ToString();  // plain data outlives the scope
+//   }                                   // e's node is freed here: e must not be used any more
+//
+// Lifetime rules:
+//  - An Expr built while a scope is alive may point into that scope's table (or an enclosing
+//    scope's): it must not be used, not even compared or hashed, after that scope ends. Copy out
+//    what must outlive it as plain data (ToString, Evaluate, AsConstant, ...). This holds for
+//    everything that holds an Expr, such as infer::Inference and infer::TensorFact.
+//  - Exprs built before the scope opened (outside any scope, or in an enclosing scope) stay
+//    valid inside it and after it, and pointer equality stays exact across the boundary: a node
+//    equal to one that already exists in an enclosing scope or the process-wide table is that
+//    node, not a copy; only a node that exists nowhere yet is added to the innermost scope.
+//  - Scopes nest: a scope opened while another is alive on the same thread is the innermost one
+//    until it ends. Scopes must end in the reverse order of opening, on the thread that opened
+//    them (an InternScope is neither copyable nor movable; keep it on the stack). Ending them out
+//    of order aborts.
+//  - A scope's Exprs belong to its thread: do not hand them to another thread. Other threads may
+//    use the process-wide table, and scopes of their own, concurrently: a scope reads the
+//    process-wide table under a shared lock and its own tables without one. A node added to the
+//    process-wide table by another thread after the scope added an equal node of its own is a
+//    different node; it only meets the scope's node if an Expr is handed across threads, which
+//    the rule above rules out.
+//  - Do not initialize a static (or otherwise long-lived) Expr inside a scope: it would dangle
+//    once the scope ends. Expr() (the constant 0) is always the process-wide node.
+class InternScope {
+ public:
+  InternScope();
+  ~InternScope();
+  InternScope(const InternScope&) = delete;
+  InternScope& operator=(const InternScope&) = delete;
+
+  // Nodes this scope owns (those it had to create), not counting enclosing scopes.
+  size_t size() const;
+
+ private:
+  std::unique_ptr<ScopeTable> table_;
+};
+
+// Interned nodes reachable from this thread: those of the process-wide table plus those owned by
+// every InternScope alive on this thread. For tests and diagnostics: it takes the table's lock.
+size_t InternedNodeCount();
 
 // Values for symbols, by name. Symbols without a value make Evaluate return nullopt.
 class Binding {
