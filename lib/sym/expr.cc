@@ -1,6 +1,7 @@
 #include "shapelint/sym/expr.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -168,10 +169,21 @@ using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
 class GlobalTable {
  public:
   GlobalTable() {
-    ExprNode zero;
-    zero.depth = 0;
-    Prepare(zero);
-    zero_ = Intern(std::move(zero));
+    for (int64_t v = kFirstCachedConstant; v <= kLastCachedConstant; ++v) {
+      ExprNode constant;
+      constant.depth = 0;
+      constant.constant = v;
+      Prepare(constant);
+      constants_[v - kFirstCachedConstant] = Intern(std::move(constant));
+    }
+    zero_ = SmallConstant(0);
+  }
+
+  // Small constants (dims, axes, indices) are most of the nodes a model asks for: they are
+  // interned once, here, and found without a lookup or a lock. nullptr outside the range.
+  const ExprNode* SmallConstant(int64_t v) const {
+    if (v < kFirstCachedConstant || v > kLastCachedConstant) return nullptr;
+    return constants_[v - kFirstCachedConstant];
   }
 
   // `candidate` is prepared.
@@ -200,6 +212,9 @@ class GlobalTable {
   const ExprNode* zero() const { return zero_; }
 
  private:
+  static constexpr int64_t kFirstCachedConstant = -8;
+  static constexpr int64_t kLastCachedConstant = 1024;
+  std::array<const ExprNode*, kLastCachedConstant - kFirstCachedConstant + 1> constants_{};
   absl::Mutex mu_;
   NodeSet nodes_ ABSL_GUARDED_BY(mu_);
   const ExprNode* zero_ = nullptr;
@@ -321,6 +336,9 @@ struct WidePoly {
 };
 
 const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms) {
+  if (terms.empty()) {
+    if (const ExprNode* cached = Global().SmallConstant(constant)) return cached;
+  }
   ExprNode node;
   node.kind = NodeKind::kPoly;
   node.constant = constant;
