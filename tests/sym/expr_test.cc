@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sym/expr_node.h"
+#include "sym/expr_test_util.h"
 
 // Failed comparisons print the expressions instead of "{?}".
 namespace Catch {
@@ -26,21 +27,10 @@ namespace {
 constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
 
-Expr S(std::string_view name) { return Expr::Symbol(name); }
-Expr C(int64_t v) { return Expr::Constant(v); }
-
-// Unwraps a result that the test expects to be known.
-Expr Get(const MaybeExpr& e) {
-  REQUIRE(e.has_value());
-  return *e;
-}
-
-Expr P(std::string_view text) {
-  absl::StatusOr<Expr> e = Parse(text);
-  INFO("parsing " << text << ": " << e.status().ToString());
-  REQUIRE(e.ok());
-  return *e;
-}
+using testing::C;
+using testing::Get;
+using testing::P;
+using testing::S;
 
 std::string ParseError(std::string_view text) {
   absl::StatusOr<Expr> e = Parse(text);

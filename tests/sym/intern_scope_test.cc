@@ -11,24 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "shapelint/sym/expr.h"
+#include "sym/expr_test_util.h"
 
 namespace shapelint::sym {
 namespace {
 
-Expr S(std::string_view name) { return Expr::Symbol(name); }
-Expr C(int64_t v) { return Expr::Constant(v); }
-
-Expr Get(const MaybeExpr& e) {
-  REQUIRE(e.has_value());
-  return *e;
-}
-
-Expr P(std::string_view text) {
-  absl::StatusOr<Expr> e = Parse(text);
-  INFO("parsing " << text << ": " << e.status().ToString());
-  REQUIRE(e.ok());
-  return *e;
-}
+using testing::C;
+using testing::Get;
+using testing::P;
+using testing::S;
 
 // floor((name - 3) / 2) + 1, min(name, 7) * name: a few nodes of every kind.
 Expr Pooled(std::string_view name) {
