@@ -240,7 +240,7 @@ class Propagator : public SubgraphRunner {
     auto check = [&](const ValueInfoProto& vi, const char* where) {
       const ir::ValueId id = g.FindValue(vi.name());
       if (adopted_[id] || g.Input(id) != nullptr) return;
-      const TensorFact* f = out_.Find(vi.name());
+      const TensorFact* f = g.Defines(id) ? &out_.facts[id] : nullptr;
       const TensorShapeProto* s = DeclaredShape(&vi);
       if (f == nullptr || !f->shape || s == nullptr) return;
       if (static_cast<int>(f->shape->size()) != s->dim_size()) return;

@@ -41,6 +41,68 @@ bool LooksLikeText(const std::string& source, std::string_view bytes) {
   return !head.empty() && (head.front() == '<' || head.front() == '#');
 }
 
+// A file's bytes, mapped into memory when it is a regular file (pages are read from disk only
+// when touched, and skimming leaves the weights untouched), read into a buffer otherwise.
+class FileBytes {
+ public:
+  static absl::StatusOr<FileBytes> Open(const std::string& path) {
+    FileBytes f;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return InputError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (p != MAP_FAILED) {
+        f.mapped_ = p;
+        f.size_ = static_cast<size_t>(st.st_size);
+        ::close(fd);
+        return f;
+      }
+    }
+    // Pipes, devices and file systems without mmap: read it all.
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+      if (n == 0) break;
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        ::close(fd);
+        return InputError(path, absl::StrCat("read error: ", std::strerror(error)));
+      }
+      f.buffer_.append(buffer, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return f;
+  }
+
+  FileBytes(FileBytes&& other) noexcept
+      : mapped_(std::exchange(other.mapped_, nullptr)),
+        size_(std::exchange(other.size_, 0)),
+        buffer_(std::move(other.buffer_)) {}
+  FileBytes& operator=(FileBytes&&) = delete;
+  ~FileBytes() { Release(); }
+
+  // Unmaps or frees the bytes; bytes() is empty afterwards.
+  void Release() {
+    if (mapped_ != nullptr) ::munmap(mapped_, size_);
+    mapped_ = nullptr;
+    size_ = 0;
+    std::string().swap(buffer_);
+  }
+
+  std::string_view bytes() const {
+    if (mapped_ != nullptr) return {static_cast<const char*>(mapped_), size_};
+    return buffer_;
+  }
+
+ private:
+  FileBytes() = default;
+  void* mapped_ = nullptr;
+  size_t size_ = 0;
+  std::string buffer_;
+};
+
 // A parsed binary model, before indexing: the proto and the arena that holds it.
 struct Parsed {
   std::unique_ptr<google::protobuf::Arena> arena;
@@ -127,72 +189,9 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
   return proto;
 }
 
-// A file's bytes, mapped into memory when it is a regular file (pages are read from disk only
-// when touched, and skimming leaves the weights untouched), read into a buffer otherwise.
-class FileBytes {
- public:
-  static absl::StatusOr<FileBytes> Open(const std::string& path) {
-    FileBytes f;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return InputError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        f.mapped_ = p;
-        f.size_ = static_cast<size_t>(st.st_size);
-        ::close(fd);
-        return f;
-      }
-    }
-    // Pipes, devices and file systems without mmap: read it all.
-    char buffer[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-      if (n == 0) break;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        ::close(fd);
-        return InputError(path, absl::StrCat("read error: ", std::strerror(error)));
-      }
-      f.buffer_.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return f;
-  }
-
-  FileBytes(FileBytes&& other) noexcept
-      : mapped_(std::exchange(other.mapped_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        buffer_(std::move(other.buffer_)) {}
-  FileBytes& operator=(FileBytes&&) = delete;
-  ~FileBytes() { Release(); }
-
-  // Unmaps or frees the bytes; bytes() is empty afterwards.
-  void Release() {
-    if (mapped_ != nullptr) ::munmap(mapped_, size_);
-    mapped_ = nullptr;
-    size_ = 0;
-    std::string().swap(buffer_);
-  }
-
-  std::string_view bytes() const {
-    if (mapped_ != nullptr) return {static_cast<const char*>(mapped_), size_};
-    return buffer_;
-  }
-
- private:
-  FileBytes() = default;
-  void* mapped_ = nullptr;
-  size_t size_ = 0;
-  std::string buffer_;
-};
-
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes,
-                                                          std::string source, ModelFormat format) {
+// Loads `bytes`; `file`, when given, holds them and is released as soon as they are parsed.
+absl::StatusOr<std::unique_ptr<Model>> Load(std::string_view bytes, std::string source,
+                                            ModelFormat format, FileBytes* file) {
   if (bytes.empty()) return InputError(source, "empty file");
   if (format == ModelFormat::kAuto) {
     format = LooksLikeText(source, bytes) ? ModelFormat::kText : ModelFormat::kBinary;
@@ -200,6 +199,9 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
   if (format == ModelFormat::kBinary) {
     absl::StatusOr<Parsed> parsed = ParseBinary(source, bytes);
     if (!parsed.ok()) return parsed.status();
+    // The parsed proto holds copies of everything it needs: the file's pages leave the process
+    // before indexing and inference allocate theirs, which lowers the peak by the file's size.
+    if (file != nullptr) file->Release();
     return Model::FromArena(std::move(parsed->arena), parsed->proto, std::move(source));
   }
   auto proto = ParseText(source, bytes);
@@ -208,6 +210,13 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");
   }
   return Model::FromProto(*std::move(proto), std::move(source));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes,
+                                                          std::string source, ModelFormat format) {
+  return Load(bytes, std::move(source), format, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelFormat format) {
@@ -224,18 +233,7 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelF
   if (std::filesystem::is_directory(status)) return InputError(path, "is a directory, not a model");
   absl::StatusOr<FileBytes> file = FileBytes::Open(path);
   if (!file.ok()) return file.status();
-  if (format == ModelFormat::kAuto && !LooksLikeText(path, file->bytes())) {
-    format = ModelFormat::kBinary;
-  }
-  if (format != ModelFormat::kBinary || file->bytes().empty()) {
-    return LoadModelFromBytes(file->bytes(), path, format);
-  }
-  absl::StatusOr<Parsed> parsed = ParseBinary(path, file->bytes());
-  if (!parsed.ok()) return parsed.status();
-  // The parsed proto holds copies of everything it needs: the file's pages leave the process
-  // before indexing and inference allocate theirs, which lowers the peak by the file's size.
-  file->Release();
-  return Model::FromArena(std::move(parsed->arena), parsed->proto, path);
+  return Load(file->bytes(), path, format, &*file);
 }
 
 }  // namespace shapelint::ir
