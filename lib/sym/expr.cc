@@ -164,8 +164,9 @@ void Prepare(ExprNode& candidate) {
 
 using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
 
-// The process-wide table: nodes built outside any InternScope, and the constant 0. Never freed:
-// such Exprs are plain pointers that may be held anywhere for the process lifetime.
+// The process-wide table: nodes built outside any InternScope, and the small constants (0
+// among them). Never freed: such Exprs are plain pointers that may be held anywhere for the
+// process lifetime.
 class GlobalTable {
  public:
   GlobalTable() {
@@ -176,7 +177,6 @@ class GlobalTable {
       Prepare(constant);
       constants_[v - kFirstCachedConstant] = Intern(std::move(constant));
     }
-    zero_ = SmallConstant(0);
   }
 
   // Small constants (dims, axes, indices) are most of the nodes a model asks for: they are
@@ -209,7 +209,7 @@ class GlobalTable {
     return nodes_.size();
   }
 
-  const ExprNode* zero() const { return zero_; }
+  const ExprNode* zero() const { return SmallConstant(0); }
 
  private:
   static constexpr int64_t kFirstCachedConstant = -8;
@@ -217,7 +217,6 @@ class GlobalTable {
   std::array<const ExprNode*, kLastCachedConstant - kFirstCachedConstant + 1> constants_{};
   absl::Mutex mu_;
   NodeSet nodes_ ABSL_GUARDED_BY(mu_);
-  const ExprNode* zero_ = nullptr;
 };
 
 GlobalTable& Global() {
