@@ -10,14 +10,14 @@
 namespace shapelint::lint {
 namespace {
 
-std::string Ints(const ONNX_NAMESPACE::NodeProto& node, std::string_view attr) {
+std::string Ints(ir::Node node, std::string_view attr) {
   for (const auto& a : node.attribute()) {
     if (a.name() == attr) return absl::StrCat("[", absl::StrJoin(a.ints(), ", "), "]");
   }
   return "[1, ...]";
 }
 
-std::vector<int64_t> IntsOf(const ONNX_NAMESPACE::NodeProto& node, std::string_view attr) {
+std::vector<int64_t> IntsOf(ir::Node node, std::string_view attr) {
   for (const auto& a : node.attribute()) {
     if (a.name() == attr) return {a.ints().begin(), a.ints().end()};
   }

@@ -92,8 +92,7 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
 }
 
 // Values of a node input that the engine tracks, with their origins.
-const std::vector<Element>* ValuesOf(const Analysis& analysis, const ONNX_NAMESPACE::NodeProto& n,
-                                     int input) {
+const std::vector<Element>* ValuesOf(const Analysis& analysis, ir::Node n, int input) {
   if (input >= n.input_size() || n.input(input).empty()) return nullptr;
   const TensorFact* f = analysis.inference().Find(n.input(input));
   return f != nullptr && f->values ? &*f->values : nullptr;
@@ -116,7 +115,7 @@ const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
   return &(*data->shape)[axis];
 }
 
-std::vector<int64_t> IntsAttr(const ONNX_NAMESPACE::NodeProto& n, std::string_view name) {
+std::vector<int64_t> IntsAttr(ir::Node n, std::string_view name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INTS) {
       return {a.ints().begin(), a.ints().end()};
@@ -125,7 +124,7 @@ std::vector<int64_t> IntsAttr(const ONNX_NAMESPACE::NodeProto& n, std::string_vi
   return {};
 }
 
-std::optional<int64_t> IntAttr(const ONNX_NAMESPACE::NodeProto& n, std::string_view name) {
+std::optional<int64_t> IntAttr(ir::Node n, std::string_view name) {
   for (const auto& a : n.attribute()) {
     if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INT) return a.i();
   }

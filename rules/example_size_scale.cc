@@ -26,7 +26,7 @@ bool PassesScale(const std::string& op) {
 constexpr int kMaxHops = 4;
 
 // A one-element float literal: the scale.
-std::optional<double> ScalarLiteral(const ir::Graph& g, const std::string& value) {
+std::optional<double> ScalarLiteral(const ir::Graph& g, std::string_view value) {
   auto values = infer::ConstantFloats(g, value);
   if (!values || values->size() != 1) return std::nullopt;
   return (*values)[0];
@@ -41,8 +41,8 @@ struct Reduced {
 // The reduction (ReduceSum/ReduceMean over given axes, or MatMul's contraction) that `value`
 // comes from, through ops that only rescale or relayout it.
 std::optional<Reduced> ReductionOf(const Analysis& analysis, const ir::Graph& g,
-                                   const std::string& value) {
-  std::string v = value;
+                                   std::string_view value) {
+  std::string_view v = value;
   for (int hop = 0; hop < kMaxHops; ++hop) {
     const int p = g.Producer(v);
     if (p < 0) return std::nullopt;

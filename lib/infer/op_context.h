@@ -29,7 +29,7 @@ class OpContext {
         inputs_(std::move(inputs)),
         outputs_(outputs) {}
 
-  const ONNX_NAMESPACE::NodeProto& node() const { return graph_.node(node_index_); }
+  ir::Node node() const { return graph_.node(node_index_); }
   int node_index() const { return node_index_; }
   const ir::Graph& graph() const { return graph_; }
   // Opset version of the node's domain.

@@ -268,7 +268,7 @@ void InferOptionalHasElement(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = TensorProto::BOOL;
   y.shape = Dims{};
-  const ONNX_NAMESPACE::NodeProto& node = ctx.node();
+  const ir::Node node = ctx.node();
   if (node.input_size() == 0 || node.input(0).empty()) {
     y.values = std::vector<Element>{{C(0)}};  // no input: an empty optional
     return;

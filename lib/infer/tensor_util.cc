@@ -195,7 +195,7 @@ std::vector<Element> GatherIndices(const std::vector<Element>& values,
   }
 }
 
-std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, const std::string& name) {
+std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, std::string_view name) {
   for (const ir::Graph* g = &graph; g != nullptr; g = g->parent()) {
     if (const TensorProto* t = g->Initializer(name)) return ReadFloatTensor(*t);
     int p = g->Producer(name);

@@ -24,6 +24,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "ir/skim.h"
+#include "ir/wire_nodes.h"
 
 namespace shapelint::ir {
 namespace {
@@ -103,23 +104,14 @@ class FileBytes {
   std::string buffer_;
 };
 
-// A parsed binary model, before indexing: the proto and the arena that holds it.
-struct Parsed {
-  std::unique_ptr<google::protobuf::Arena> arena;
-  ONNX_NAMESPACE::ModelProto* proto = nullptr;
-};
-
-absl::StatusOr<Parsed> ParseBinary(const std::string& source, std::string_view bytes) {
-  // Weights are most of a model's bytes and none of what linting reads: they are left out
-  // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
-  std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
-  if (skimmed) bytes = skimmed->bytes;
+// Parses `bytes` (a serialized ModelProto) onto a new arena.
+absl::StatusOr<ONNX_NAMESPACE::ModelProto*> ParseOnArena(const std::string& source,
+                                                         std::string_view bytes,
+                                                         google::protobuf::Arena& arena) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return InputError(source, "larger than 2 GiB, the limit of a protobuf model");
   }
-  // On an arena, a graph's millions of small messages are allocated in blocks and freed at once.
-  auto arena = std::make_unique<google::protobuf::Arena>();
-  auto* proto = google::protobuf::Arena::CreateMessage<ONNX_NAMESPACE::ModelProto>(arena.get());
+  auto* proto = google::protobuf::Arena::CreateMessage<ONNX_NAMESPACE::ModelProto>(&arena);
   google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                                 static_cast<int>(bytes.size()));
   // The default limit is 64 MiB in older protobuf releases; models go up to 2 GiB.
@@ -127,15 +119,40 @@ absl::StatusOr<Parsed> ParseBinary(const std::string& source, std::string_view b
   // The default depth (100) would refuse a model with 33 levels of If as "not a protobuf".
   stream.SetRecursionLimit(kMaxMessageDepth);
   if (!proto->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-    return InputError(source,
-                      absl::StrCat("cannot be parsed as an ONNX model (not a protobuf, truncated, "
-                                   "or messages nested deeper than ",
-                                   kMaxMessageDepth, " levels)"));
+    return InputError(source, NotAProtobufMessage());
   }
   if (!proto->has_graph()) {
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");
   }
-  return Parsed{std::move(arena), proto};
+  return proto;
+}
+
+// Parses and indexes a binary model. `file`, when given, holds `bytes` and is released as soon
+// as nothing points into it.
+absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::string_view bytes,
+                                                  FileBytes* file) {
+  // Weights are most of a model's bytes and none of what linting reads: they are left out
+  // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
+  std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
+  if (skimmed) bytes = skimmed->bytes;
+  // On an arena, a graph's millions of small messages are allocated in blocks and freed at once.
+  auto arena = std::make_unique<google::protobuf::Arena>();
+  // Nodes are nearly all of a graph, and a NodeProto costs several times its bytes: the main
+  // graph's nodes are read from the wire format into compact records instead.
+  if (std::optional<SplitModel> split = SplitMainGraphNodes(bytes)) {
+    absl::StatusOr<ONNX_NAMESPACE::ModelProto*> proto =
+        ParseOnArena(source, split->without_nodes, *arena);
+    if (!proto.ok()) return proto.status();
+    std::string().swap(split->without_nodes);
+    return Model::FromArenaAndWireNodes(std::move(arena), *proto, split->nodes, std::move(source));
+  }
+  absl::StatusOr<ONNX_NAMESPACE::ModelProto*> proto = ParseOnArena(source, bytes, *arena);
+  if (!proto.ok()) return proto.status();
+  // The parsed proto holds copies of everything it needs: the file's pages leave the process
+  // before indexing and inference allocate theirs, which lowers the peak by the file's size.
+  if (file != nullptr) file->Release();
+  skimmed.reset();
+  return Model::FromArena(std::move(arena), *proto, std::move(source));
 }
 
 // How deeply (), [] and {} nest in ONNX text, outside strings and comments. ONNX's parser
@@ -196,14 +213,7 @@ absl::StatusOr<std::unique_ptr<Model>> Load(std::string_view bytes, std::string 
   if (format == ModelFormat::kAuto) {
     format = LooksLikeText(source, bytes) ? ModelFormat::kText : ModelFormat::kBinary;
   }
-  if (format == ModelFormat::kBinary) {
-    absl::StatusOr<Parsed> parsed = ParseBinary(source, bytes);
-    if (!parsed.ok()) return parsed.status();
-    // The parsed proto holds copies of everything it needs: the file's pages leave the process
-    // before indexing and inference allocate theirs, which lowers the peak by the file's size.
-    if (file != nullptr) file->Release();
-    return Model::FromArena(std::move(parsed->arena), parsed->proto, std::move(source));
-  }
+  if (format == ModelFormat::kBinary) return LoadBinary(std::move(source), bytes, file);
   auto proto = ParseText(source, bytes);
   if (!proto.ok()) return proto.status();
   if (!proto->has_graph()) {

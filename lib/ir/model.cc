@@ -7,7 +7,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "ir/inline_functions.h"
+#include "ir/skim.h"
+#include "ir/string_store.h"
+#include "ir/wire_nodes.h"
 
 namespace shapelint::ir {
 namespace {
@@ -18,7 +22,60 @@ using ONNX_NAMESPACE::GraphProto;
 // Subgraph nesting deeper than this is rejected instead of risking the stack.
 constexpr int kMaxSubgraphDepth = 64;
 
+const std::string& EmptyString() {
+  static const std::string* empty = new std::string();
+  return *empty;
+}
+
 }  // namespace
+
+const std::string& Node::op_type() const { return *graph_->nodes_[index_].op_type; }
+const std::string& Node::domain() const { return *graph_->nodes_[index_].domain; }
+const std::string& Node::name() const { return *graph_->nodes_[index_].name; }
+int Node::input_size() const { return static_cast<int>(graph_->InputIds(index_).size()); }
+int Node::output_size() const { return static_cast<int>(graph_->OutputIds(index_).size()); }
+
+std::string_view Node::input(int i) const {
+  const ValueId id = graph_->InputIds(index_)[i];
+  return id == kNoValue ? std::string_view() : graph_->value_name(id);
+}
+
+std::string_view Node::output(int i) const {
+  const ValueId id = graph_->OutputIds(index_)[i];
+  return id == kNoValue ? std::string_view() : graph_->value_name(id);
+}
+
+std::string_view Node::NameOf::operator()(ValueId id) const {
+  return id == kNoValue ? std::string_view() : graph->value_name(id);
+}
+
+Node::Names Node::input() const { return Names(graph_->InputIds(index_), NameOf{graph_}); }
+Node::Names Node::output() const { return Names(graph_->OutputIds(index_), NameOf{graph_}); }
+
+Node::Attributes Node::attribute() const {
+  const Graph::NodeRecord& r = graph_->nodes_[index_];
+  return Attributes(absl::Span<const AttributeProto* const>(
+                        graph_->attributes_.data() + r.attributes_begin,
+                        static_cast<size_t>(r.attributes_end - r.attributes_begin)),
+                    Deref{});
+}
+
+int Node::attribute_size() const {
+  const Graph::NodeRecord& r = graph_->nodes_[index_];
+  return r.attributes_end - r.attributes_begin;
+}
+
+const AttributeProto& Node::attribute(int i) const {
+  return *graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
+}
+
+const AttributeProto* Node::FindAttribute(std::string_view name) const {
+  const Graph::NodeRecord& r = graph_->nodes_[index_];
+  for (int32_t k = r.attributes_begin; k < r.attributes_end; ++k) {
+    if (graph_->attributes_[k]->name() == name) return graph_->attributes_[k];
+  }
+  return nullptr;
+}
 
 ValueId Graph::FindValue(std::string_view name) const {
   auto it = ids_.find(name);
@@ -89,8 +146,12 @@ class GraphBuilder {
  public:
   GraphBuilder(const std::string& source, int depth) : source_(source), depth_(depth) {}
 
-  absl::StatusOr<std::unique_ptr<Graph>> Build(const GraphProto& proto, const Graph* parent,
-                                               std::string path) {
+  // Nodes come from `proto` unless `wire_nodes` is given: then they are read from those bytes,
+  // their names copied to `strings` and their attributes parsed onto `arena`.
+  absl::StatusOr<std::unique_ptr<Graph>> Build(
+      const GraphProto& proto, const Graph* parent, std::string path,
+      const std::vector<std::string_view>* wire_nodes = nullptr, StringStore* strings = nullptr,
+      google::protobuf::Arena* arena = nullptr) {
     auto owned = std::make_unique<Graph>();
     g_ = owned.get();
     g_->proto_ = &proto;
@@ -100,13 +161,15 @@ class GraphBuilder {
       return Error(absl::StrCat("subgraphs nested deeper than ", kMaxSubgraphDepth, " levels at ",
                                 g_->path_));
     }
-    const int num_nodes = proto.node_size();
+    const int num_nodes =
+        wire_nodes != nullptr ? static_cast<int>(wire_nodes->size()) : proto.node_size();
     // Sized up front: rehashing tables of a few hundred thousand names is a visible cost. Most
     // values are one node's output, read by one or two others.
     g_->values_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
     g_->ids_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
     g_->node_io_.reserve(num_nodes * 3);
     g_->node_io_begin_.reserve(2 * num_nodes + 1);
+    g_->nodes_.reserve(num_nodes);
 
     for (const auto& t : proto.initializer()) {
       Declare(g_->initializers_, Intern(t.name()), &t, Graph::kHasInitializer);
@@ -128,29 +191,41 @@ class GraphBuilder {
       if (v.flags & (Graph::kHasInitializer | Graph::kHasInput)) v.flags |= Graph::kDefined;
     }
 
-    for (int i = 0; i < num_nodes; ++i) {
-      const auto& n = proto.node(i);
-      g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
-      for (const auto& in : n.input()) g_->node_io_.push_back(in.empty() ? kNoValue : Intern(in));
-      g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
-      for (const auto& out : n.output()) {
-        if (out.empty()) {
-          g_->node_io_.push_back(kNoValue);
-          continue;
+    if (wire_nodes != nullptr) {
+      strings_ = strings;
+      WireNode w;
+      for (int i = 0; i < num_nodes; ++i) {
+        if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
+        Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain),
+                                 w.name.empty() ? &EmptyString() : &strings->KeepString(w.name),
+                                 static_cast<int32_t>(g_->attributes_.size()), 0};
+        for (std::string_view bytes : w.attributes) {
+          auto* attr = google::protobuf::Arena::CreateMessage<AttributeProto>(arena);
+          google::protobuf::io::CodedInputStream stream(
+              reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+          // Model, graph, node and attribute are above the attribute's own fields.
+          stream.SetRecursionLimit(kMaxMessageDepth - 3);
+          if (!attr->MergeFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+            return Error(NotAProtobufMessage());
+          }
+          g_->attributes_.push_back(attr);
         }
-        ValueId id = Intern(out);
-        g_->node_io_.push_back(id);
-        Graph::Value& v = g_->values_[id];
-        if (v.producer >= 0) {
-          return Error(absl::StrCat("value '", out, "' is produced by both ", Describe(v.producer),
-                                    " and ", Describe(i)));
-        }
-        if (v.flags & (Graph::kHasInput | Graph::kHasInitializer)) {
-          return Error(absl::StrCat(Describe(i), " writes '", out,
-                                    "', which is already a graph input or initializer"));
-        }
-        v.producer = i;
-        v.flags |= Graph::kDefined;
+        record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
+        g_->nodes_.push_back(record);
+        if (auto status = AddNodeIo(i, w.inputs, w.outputs); !status.ok()) return status;
+      }
+    } else {
+      std::vector<std::string_view> inputs, outputs;
+      for (int i = 0; i < num_nodes; ++i) {
+        const auto& n = proto.node(i);
+        Graph::NodeRecord record{&n.op_type(), &n.domain(), &n.name(),
+                                 static_cast<int32_t>(g_->attributes_.size()), 0};
+        for (const AttributeProto& a : n.attribute()) g_->attributes_.push_back(&a);
+        record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
+        g_->nodes_.push_back(record);
+        inputs.assign(n.input().begin(), n.input().end());
+        outputs.assign(n.output().begin(), n.output().end());
+        if (auto status = AddNodeIo(i, inputs, outputs); !status.ok()) return status;
       }
     }
     g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
@@ -165,7 +240,9 @@ class GraphBuilder {
       for (ValueId in : g_->InputIds(i)) {
         if (in != kNoValue) reads.push_back(in);
       }
-      for (const AttributeProto& attr : proto.node(i).attribute()) {
+      const Graph::NodeRecord& record = g_->nodes_[i];
+      for (int32_t a = record.attributes_begin; a < record.attributes_end; ++a) {
+        const AttributeProto& attr = *g_->attributes_[a];
         std::vector<const GraphProto*> bodies;
         if (attr.has_g()) bodies.push_back(&attr.g());
         for (const auto& sub : attr.graphs()) bodies.push_back(&sub);
@@ -220,9 +297,45 @@ class GraphBuilder {
 
  private:
   ValueId Intern(std::string_view name) {
+    if (strings_ != nullptr) {
+      // The name is a view into bytes that go away after loading: copied when first seen.
+      auto it = g_->ids_.find(name);
+      if (it != g_->ids_.end()) return it->second;
+      name = strings_->Keep(name);
+    }
     auto [it, inserted] = g_->ids_.try_emplace(name, static_cast<ValueId>(g_->values_.size()));
     if (inserted) g_->values_.push_back({name});
     return it->second;
+  }
+
+  // Appends node `i`'s input and output ids and records it as its outputs' producer.
+  absl::Status AddNodeIo(int i, const std::vector<std::string_view>& inputs,
+                         const std::vector<std::string_view>& outputs) {
+    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+    for (std::string_view in : inputs) {
+      g_->node_io_.push_back(in.empty() ? kNoValue : Intern(in));
+    }
+    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+    for (std::string_view out : outputs) {
+      if (out.empty()) {
+        g_->node_io_.push_back(kNoValue);
+        continue;
+      }
+      ValueId id = Intern(out);
+      g_->node_io_.push_back(id);
+      Graph::Value& v = g_->values_[id];
+      if (v.producer >= 0) {
+        return Error(absl::StrCat("value '", std::string(out), "' is produced by both ",
+                                  Describe(v.producer), " and ", Describe(i)));
+      }
+      if (v.flags & (Graph::kHasInput | Graph::kHasInitializer)) {
+        return Error(absl::StrCat(Describe(i), " writes '", std::string(out),
+                                  "', which is already a graph input or initializer"));
+      }
+      v.producer = i;
+      v.flags |= Graph::kDefined;
+    }
+    return absl::OkStatus();
   }
 
   // The first declaration of a name counts, as the first entry of a protobuf map would.
@@ -352,10 +465,14 @@ class GraphBuilder {
   const std::string& source_;
   int depth_;
   Graph* g_ = nullptr;
+  StringStore* strings_ = nullptr;  // set when names must be copied
   // Values this graph reads from an enclosing graph, in order of first read.
   std::vector<ValueId> outer_reads_;
   absl::flat_hash_set<ValueId> outer_marked_;
 };
+
+Model::Model() = default;
+Model::~Model() = default;
 
 absl::StatusOr<std::unique_ptr<Model>> Model::FromProto(ONNX_NAMESPACE::ModelProto proto,
                                                         std::string source) {
@@ -363,7 +480,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::FromProto(ONNX_NAMESPACE::ModelPro
   model->owned_proto_ = std::move(proto);
   model->proto_ = &model->owned_proto_;
   model->source_ = std::move(source);
-  return Index(std::move(model));
+  return Index(std::move(model), nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::FromArena(
@@ -373,24 +490,56 @@ absl::StatusOr<std::unique_ptr<Model>> Model::FromArena(
   model->arena_ = std::move(arena);
   model->proto_ = proto;
   model->source_ = std::move(source);
-  return Index(std::move(model));
+  return Index(std::move(model), nullptr);
 }
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Index(std::unique_ptr<Model> model) {
+absl::StatusOr<std::unique_ptr<Model>> Model::FromArenaAndWireNodes(
+    std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
+    const std::vector<std::string_view>& nodes, std::string source) {
+  std::unique_ptr<Model> model(new Model());
+  model->arena_ = std::move(arena);
+  model->proto_ = proto;
+  model->source_ = std::move(source);
+  model->strings_ = std::make_unique<StringStore>();
+  return Index(std::move(model), &nodes);
+}
+
+absl::StatusOr<std::unique_ptr<Model>> Model::Index(
+    std::unique_ptr<Model> model, const std::vector<std::string_view>* wire_nodes) {
   if (!model->proto_->has_graph()) {
     return absl::InvalidArgumentError(
         absl::StrCat(model->source_, ": not an ONNX model (it has no graph)"));
   }
-  InlineFunctions(*model->proto_);
+  // A model with functions never comes with wire nodes (SplitMainGraphNodes keeps it whole).
+  if (wire_nodes == nullptr) InlineFunctions(*model->proto_);
   for (const auto& op : model->proto_->opset_import()) {
     std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
     model->opsets_[domain] = op.version();
   }
   GraphBuilder builder(model->source_, 0);
-  auto graph = builder.Build(model->proto_->graph(), nullptr, "main");
+  auto graph = builder.Build(model->proto_->graph(), nullptr, "main", wire_nodes,
+                             model->strings_.get(), model->arena_.get());
   if (!graph.ok()) return graph.status();
   model->graph_ = *std::move(graph);
   return model;
+}
+
+ONNX_NAMESPACE::ModelProto Model::CompleteProto() const {
+  ONNX_NAMESPACE::ModelProto copy = *proto_;
+  if (strings_ == nullptr) return copy;  // the proto has its nodes
+  GraphProto& graph = *copy.mutable_graph();
+  graph.clear_node();
+  for (int i = 0; i < graph_->num_nodes(); ++i) {
+    const Node n = graph_->node(i);
+    ONNX_NAMESPACE::NodeProto& out = *graph.add_node();
+    out.set_op_type(n.op_type());
+    if (!n.domain().empty()) out.set_domain(n.domain());
+    if (!n.name().empty()) out.set_name(n.name());
+    for (std::string_view in : n.input()) out.add_input(std::string(in));
+    for (std::string_view o : n.output()) out.add_output(std::string(o));
+    for (const AttributeProto& a : n.attribute()) *out.add_attribute() = a;
+  }
+  return copy;
 }
 
 int64_t Model::OpsetVersion(std::string_view domain) const {

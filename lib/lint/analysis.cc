@@ -786,11 +786,11 @@ std::optional<sym::Binding> Analysis::BindInputs(
   return b;
 }
 
-LiteralSource Analysis::SourceOf(const ir::Graph& g, const std::string& value, int64_t constant,
+LiteralSource Analysis::SourceOf(const ir::Graph& g, std::string_view value, int64_t constant,
                                  int depth) const {
   LiteralSource src;
   if (value.empty() || depth > kMaxSourceDepth) return src;
-  auto dims_of = [&](const std::string& v) {
+  auto dims_of = [&](std::string_view v) {
     std::vector<int64_t> dims;
     const infer::TensorFact* f = inference_.Find(v);
     if (f == nullptr || !f->shape) return dims;
@@ -920,7 +920,7 @@ Cause Analysis::Blame(const Pin& pin) const {
     return false;
   };
   auto spatial_changed = [&](int node) {
-    const std::string& out = g.node(node).output(0);
+    const std::string_view out = g.node(node).output(0);
     auto a = ShapeAt(out, witness_), b = ShapeAt(out, *moved);
     if (!a || !b || a->size() != b->size() || a->size() < 3) return a != b;
     return !std::equal(a->begin() + 2, a->end(), b->begin() + 2);
@@ -942,7 +942,7 @@ Cause Analysis::Blame(const Pin& pin) const {
     // A window of 1 with stride 1 does nothing; only the decomposition writes that.
     if (std::all_of(kernel.begin(), kernel.end(), [](int64_t k) { return k == 1; })) return true;
     // Or the model promises a fixed pooled size that the window only gives at one size.
-    const std::string& out = n.output(0);
+    const std::string_view out = n.output(0);
     for (const auto* vi : {g.Output(out), g.ValueInfo(out)}) {
       if (vi == nullptr || !vi->type().tensor_type().has_shape()) continue;
       const auto& s = vi->type().tensor_type().shape();

@@ -159,7 +159,7 @@ class Analysis {
   LiteralSource LiteralSideOf(const infer::Requirement& requirement) const;
   // `constant` is the size being traced: an Expand or Tile is the source only when its target
   // holds it; otherwise the tensor it expands is followed.
-  LiteralSource SourceOf(const ir::Graph& graph, const std::string& value, int64_t constant,
+  LiteralSource SourceOf(const ir::Graph& graph, std::string_view value, int64_t constant,
                          int depth) const;
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
   std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;

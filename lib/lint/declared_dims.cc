@@ -34,7 +34,7 @@ int FixNamed(TensorShapeProto* shape, const std::string& name, int64_t size) {
 absl::StatusOr<std::unique_ptr<ir::Model>> WithDeclaredDims(
     const ir::Model& model, const std::vector<DynamicAxis>& dynamic,
     const std::vector<std::pair<std::string, int64_t>>& static_dims) {
-  ONNX_NAMESPACE::ModelProto proto = model.proto();
+  ONNX_NAMESPACE::ModelProto proto = model.CompleteProto();
   auto* graph = proto.mutable_graph();
   std::set<std::string> initializers;
   for (const auto& t : graph->initializer()) initializers.insert(t.name());

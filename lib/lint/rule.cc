@@ -36,8 +36,8 @@ std::string RequirementText(const infer::Requirement& r) {
 // The shapes of the node's inputs and outputs as the engine computed them.
 void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, Finding& f) {
   if (node < 0) return;
-  const auto& proto = graph.node(node);
-  auto add = [&](std::string_view kind, const std::string& value) {
+  const ir::Node node_ref = graph.node(node);
+  auto add = [&](std::string_view kind, std::string_view value) {
     if (value.empty()) return;  // an omitted optional input
     const infer::TensorFact* fact = analysis.inference().FindIn(graph, value);
     if (fact == nullptr) return;
@@ -45,10 +45,11 @@ void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, F
     if (fact->values && !fact->values->empty() && fact->values->size() <= 16) {
       absl::StrAppend(&text, " = ", infer::ValuesText(*fact, kMaxExprText));
     }
-    f.expressions.push_back({absl::StrCat(std::string(kind), " '", value, "'"), std::move(text)});
+    f.expressions.push_back(
+        {absl::StrCat(std::string(kind), " '", std::string(value), "'"), std::move(text)});
   };
-  for (const std::string& input : proto.input()) add("input", input);
-  for (const std::string& output : proto.output()) add("output", output);
+  for (std::string_view input : node_ref.input()) add("input", input);
+  for (std::string_view output : node_ref.output()) add("output", output);
 }
 
 }  // namespace

@@ -51,14 +51,14 @@ Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString(kMaxDimText)
 void WriteShapesText(const ShapesReport& r, std::ostream& out) {
   out << r.path << "\n";
   Walk(r.model->graph(), *r.inference, 1,
-       [&](const ir::Graph& g, int depth, int node, const std::string& name,
+       [&](const ir::Graph& g, int depth, int node, std::string_view name,
            const infer::TensorFact& f, bool initializer) {
          std::string line(2 * depth, ' ');
          if (node < 0) {
-           absl::StrAppend(&line, initializer ? "initializer " : "input ", name);
+           absl::StrAppend(&line, initializer ? "initializer " : "input ", std::string(name));
          } else {
-           absl::StrAppend(&line, name, "  (", g.node(node).op_type(), " '", g.NodeLabel(node),
-                           "')");
+           absl::StrAppend(&line, std::string(name), "  (", g.node(node).op_type(), " '",
+                           g.NodeLabel(node), "')");
          }
          absl::StrAppend(&line, ": ", infer::ShapeText(f, kMaxDimText));
          if (f.values && !f.values->empty() && f.values->size() <= 16) {
@@ -78,10 +78,10 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
   for (const ShapesReport& r : reports) {
     Json values = Json::array();
     Walk(r.model->graph(), *r.inference, 0,
-         [&](const ir::Graph& g, int, int node, const std::string& name, const infer::TensorFact& f,
+         [&](const ir::Graph& g, int, int node, std::string_view name, const infer::TensorFact& f,
              bool initializer) {
            Json v;
-           v["name"] = name;
+           v["name"] = std::string(name);
            v["graph"] = g.path();
            v["producer"] =
                node < 0 ? Json(initializer ? "initializer" : "input") : Json(g.NodeLabel(node));

@@ -196,7 +196,7 @@ std::set<int> LostAt(const ir::Graph& graph, const Inference& inference, const s
     int p = graph.Producer(v);
     if (p < 0 || !seen.insert(p).second) continue;
     bool inputs_complete = true;
-    for (const std::string& in : graph.node(p).input()) {
+    for (std::string_view in : graph.node(p).input()) {
       if (in.empty() || Complete(inference, in, mode, binding)) continue;
       inputs_complete = false;
       pending.push_back(in);
@@ -206,7 +206,9 @@ std::set<int> LostAt(const ir::Graph& graph, const Inference& inference, const s
   return roots;
 }
 
-std::string OpName(const ONNX_NAMESPACE::NodeProto& node) {
+// For a NodeProto and an ir::Node alike.
+template <typename NodeLike>
+std::string OpName(const NodeLike& node) {
   const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
   return default_domain ? node.op_type() : absl::StrCat(node.domain(), ".", node.op_type());
 }

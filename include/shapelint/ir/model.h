@@ -1,7 +1,12 @@
-// Read-only, indexed views over an ONNX ModelProto.
+// Read-only, indexed views over an ONNX model.
 //
-// A Model owns its ModelProto; Graphs and their indexes point into it and stay valid as long as
-// the Model lives. Building a Model validates what every later stage relies on: each node input
+// A Model owns its ModelProto and the strings its graphs need; Graphs, Nodes and their indexes
+// point into them and stay valid as long as the Model lives. The nodes of a binary model's main
+// graph are read straight from the wire format into compact records (a NodeProto costs about
+// six times its serialized size, and nodes are nearly all of a graph): there, proto().graph()
+// has no nodes, and nodes are reached through Graph::node() alone. Everything else (the model's
+// metadata, initializers, declared types, attributes, subgraphs) stays in protos.
+// Building a Model validates what every later stage relies on: each node input
 // is provided by a node, a graph input, an initializer or an enclosing graph; each value has one
 // producer; and the nodes can be put in topological order. A violation is an error that names
 // the value and the node.
@@ -29,15 +34,95 @@ namespace shapelint::ir {
 using ValueId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 
+class Graph;
+class StringStore;
+
+// A range over [begin, end) that yields what `Get(item)` gives for each item (ids as names,
+// pointers as references), for range-for loops over a node's inputs and attributes.
+template <typename Item, typename Get>
+class MappedRange {
+ public:
+  class iterator {
+   public:
+    iterator(const Item* at, Get get) : at_(at), get_(get) {}
+    decltype(auto) operator*() const { return get_(*at_); }
+    iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return at_ != other.at_; }
+
+   private:
+    const Item* at_;
+    Get get_;
+  };
+  MappedRange(absl::Span<const Item> items, Get get) : items_(items), get_(get) {}
+  iterator begin() const { return iterator(items_.data(), get_); }
+  iterator end() const { return iterator(items_.data() + items_.size(), get_); }
+  size_t size() const { return items_.size(); }
+
+ private:
+  absl::Span<const Item> items_;
+  Get get_;
+};
+
+// One node of a graph: a cheap handle (graph and index), passed by value. Its accessors mirror
+// NodeProto's, with input and output names read from the graph's value table.
+class Node {
+ public:
+  Node(const Graph& graph, int index) : graph_(&graph), index_(index) {}
+
+  int index() const { return index_; }
+  const std::string& op_type() const;
+  const std::string& domain() const;
+  // Empty when the node has no name; Graph::NodeLabel gives a label for messages.
+  const std::string& name() const;
+
+  int input_size() const;
+  // Name of input `i`; empty for an omitted optional input.
+  std::string_view input(int i) const;
+  int output_size() const;
+  std::string_view output(int i) const;
+
+  struct NameOf {
+    const Graph* graph;
+    std::string_view operator()(ValueId id) const;
+  };
+  using Names = MappedRange<ValueId, NameOf>;
+  // The input (output) names in order, for range-for.
+  Names input() const;
+  Names output() const;
+
+  int attribute_size() const;
+  const ONNX_NAMESPACE::AttributeProto& attribute(int i) const;
+  struct Deref {
+    const ONNX_NAMESPACE::AttributeProto& operator()(
+        const ONNX_NAMESPACE::AttributeProto* a) const {
+      return *a;
+    }
+  };
+  using Attributes = MappedRange<const ONNX_NAMESPACE::AttributeProto*, Deref>;
+  // The attributes in order, for range-for.
+  Attributes attribute() const;
+  // The node's first attribute named `name`, or nullptr.
+  const ONNX_NAMESPACE::AttributeProto* FindAttribute(std::string_view name) const;
+
+ private:
+  const Graph* graph_;
+  int index_;
+};
+
 class Graph {
  public:
+  // The graph's proto: declarations, initializers, inputs and outputs. Its nodes may be absent
+  // (see the top of this file); read nodes with node().
   const ONNX_NAMESPACE::GraphProto& proto() const { return *proto_; }
   // Where this graph sits: "main", or e.g. "main/If_3.then_branch" for a subgraph.
   const std::string& path() const { return path_; }
   const Graph* parent() const { return parent_; }
 
-  int num_nodes() const { return proto_->node_size(); }
-  const ONNX_NAMESPACE::NodeProto& node(int index) const { return proto_->node(index); }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  Node node(int index) const { return Node(*this, index); }
   // Node indices, each after the producers of its inputs (stable: file order where possible).
   const std::vector<int>& topological_order() const { return order_; }
 
@@ -91,6 +176,7 @@ class Graph {
 
  private:
   friend class GraphBuilder;
+  friend class Node;
   enum Flag : uint8_t {
     kDefined = 1,         // a node output, graph input or initializer of this graph
     kHasInitializer = 2,  // in initializers_ (nullptr there for a sparse initializer)
@@ -98,8 +184,17 @@ class Graph {
     kHasOutput = 8,       // in outputs_
     kHasValueInfo = 16,   // in value_infos_
   };
+  // What a node holds besides its inputs and outputs. The strings live in the proto or in the
+  // model's StringStore.
+  struct NodeRecord {
+    const std::string* op_type;
+    const std::string* domain;
+    const std::string* name;
+    int32_t attributes_begin;  // into attributes_
+    int32_t attributes_end;
+  };
   struct Value {
-    std::string_view name;  // a view into the proto
+    std::string_view name;  // a view into the proto or the model's StringStore
     int32_t producer = -1;
     ValueId outer = kNoValue;
     int32_t consumers_begin = 0;
@@ -121,6 +216,8 @@ class Graph {
   const Graph* parent_ = nullptr;
   std::string path_;
   std::vector<int> order_;
+  std::vector<NodeRecord> nodes_;
+  std::vector<const ONNX_NAMESPACE::AttributeProto*> attributes_;
   std::vector<Value> values_;
   absl::flat_hash_map<std::string_view, ValueId> ids_;
   // Inputs then outputs of each node: node i's inputs are node_io_[node_io_begin_[2i],
@@ -150,18 +247,31 @@ class Model {
   static absl::StatusOr<std::unique_ptr<Model>> FromArena(
       std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
       std::string source);
+  // The same for a proto whose main graph has no nodes, and the serialized NodeProtos of that
+  // graph, in order (views into bytes that need to live only during the call). Attributes are
+  // parsed onto `arena`; names are copied once each.
+  static absl::StatusOr<std::unique_ptr<Model>> FromArenaAndWireNodes(
+      std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
+      const std::vector<std::string_view>& nodes, std::string source);
+  ~Model();
 
+  // The model's proto. For a binary model, its main graph has no nodes (see the top of this
+  // file): use graph() for them, or CompleteProto() for a proto that has them.
   const ONNX_NAMESPACE::ModelProto& proto() const { return *proto_; }
+  // A copy of the whole model, nodes included, with model-local functions inlined.
+  ONNX_NAMESPACE::ModelProto CompleteProto() const;
   const Graph& graph() const { return *graph_; }
   const std::string& source() const { return source_; }
   // Opset version imported for `domain` ("" and "ai.onnx" are the same), or -1 if none.
   int64_t OpsetVersion(std::string_view domain) const;
 
  private:
-  Model() = default;
-  static absl::StatusOr<std::unique_ptr<Model>> Index(std::unique_ptr<Model> model);
+  Model();
+  static absl::StatusOr<std::unique_ptr<Model>> Index(
+      std::unique_ptr<Model> model, const std::vector<std::string_view>* wire_nodes);
   // Declared first, so destroyed last: the proto and the graphs may live on it.
   std::unique_ptr<google::protobuf::Arena> arena_;
+  std::unique_ptr<StringStore> strings_;
   ONNX_NAMESPACE::ModelProto owned_proto_;  // unused when the proto lives on arena_
   ONNX_NAMESPACE::ModelProto* proto_ = nullptr;
   std::string source_;

@@ -1,0 +1,94 @@
+// Reading the protobuf wire format by hand, where the generated parser would copy too much.
+#ifndef SHAPELINT_LIB_IR_WIRE_H_
+#define SHAPELINT_LIB_IR_WIRE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace shapelint::ir::wire {
+
+enum WireType : uint64_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+
+// The varint at `pos` in `bytes` before `end`; `pos` moves past it. nullopt when it is cut off
+// or longer than ten bytes.
+inline std::optional<uint64_t> ReadVarint(std::string_view bytes, size_t& pos, size_t end) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64 && pos < end; shift += 7) {
+    const auto byte = static_cast<uint8_t>(bytes[pos++]);
+    v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return v;
+  }
+  return std::nullopt;
+}
+
+// One field of a message: its number and wire type, the varint value or the content of a
+// length-delimited field, and where it starts.
+struct Field {
+  uint64_t number = 0;
+  uint64_t wire_type = 0;
+  uint64_t varint = 0;
+  std::string_view content;
+  size_t begin = 0;  // offset of the tag in the message
+};
+
+// The fields of one serialized message, in order. Groups (wire types 3 and 4), which no ONNX
+// message has, count as broken input.
+class FieldReader {
+ public:
+  explicit FieldReader(std::string_view message) : bytes_(message) {}
+
+  // The next field; false at the end of the message or when the bytes are broken.
+  bool Next(Field& field) {
+    if (pos_ >= bytes_.size()) return false;
+    const size_t end = bytes_.size();
+    field.begin = pos_;
+    std::optional<uint64_t> tag = ReadVarint(bytes_, pos_, end);
+    if (!tag) return Fail();
+    field.number = *tag >> 3;
+    field.wire_type = *tag & 7;
+    switch (field.wire_type) {
+      case kVarint: {
+        std::optional<uint64_t> v = ReadVarint(bytes_, pos_, end);
+        if (!v) return Fail();
+        field.varint = *v;
+        return true;
+      }
+      case kFixed64:
+      case kFixed32: {
+        const size_t width = field.wire_type == kFixed64 ? 8 : 4;
+        if (end - pos_ < width) return Fail();
+        pos_ += width;
+        return true;
+      }
+      case kLengthDelimited: {
+        std::optional<uint64_t> length = ReadVarint(bytes_, pos_, end);
+        if (!length || *length > end - pos_) return Fail();
+        field.content = bytes_.substr(pos_, *length);
+        pos_ += *length;
+        return true;
+      }
+      default:
+        return Fail();
+    }
+  }
+
+  bool broken() const { return broken_; }
+  size_t position() const { return pos_; }
+
+ private:
+  bool Fail() {
+    broken_ = true;
+    pos_ = bytes_.size();
+    return false;
+  }
+
+  std::string_view bytes_;
+  size_t pos_ = 0;
+  bool broken_ = false;
+};
+
+}  // namespace shapelint::ir::wire
+
+#endif  // SHAPELINT_LIB_IR_WIRE_H_

@@ -1,0 +1,40 @@
+// The nodes of a binary model's main graph, read from the wire format without NodeProtos.
+#ifndef SHAPELINT_LIB_IR_WIRE_NODES_H_
+#define SHAPELINT_LIB_IR_WIRE_NODES_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shapelint::ir {
+
+// The message for bytes that are not a well-formed ModelProto, after the source's name.
+std::string NotAProtobufMessage();
+
+// A serialized ModelProto split in two: the model with its main graph's nodes left out, and
+// each of those nodes' bytes (views into the input), in order.
+struct SplitModel {
+  std::string without_nodes;
+  std::vector<std::string_view> nodes;
+};
+
+// nullopt when the model should be parsed whole instead: the bytes break the wire format at
+// the top two levels, the model has no graph or several graph fields (which protobuf merges), or
+// it defines functions (they are inlined into the nodes, which needs NodeProtos).
+std::optional<SplitModel> SplitMainGraphNodes(std::string_view model);
+
+// The fields of one serialized NodeProto that the linter reads; views into its bytes.
+struct WireNode {
+  std::string_view name, op_type, domain;
+  std::vector<std::string_view> inputs, outputs, attributes;
+};
+
+// Reads `bytes` into `node` (cleared first). False when they break the wire format. Repeated
+// singular fields keep the last value, fields of the wrong wire type are skipped, as protobuf's
+// parser does with them.
+bool ReadWireNode(std::string_view bytes, WireNode& node);
+
+}  // namespace shapelint::ir
+
+#endif  // SHAPELINT_LIB_IR_WIRE_NODES_H_
