@@ -11,17 +11,15 @@ namespace shapelint::lint {
 namespace {
 
 std::string Ints(ir::Node node, std::string_view attr) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == attr) return absl::StrCat("[", absl::StrJoin(a.ints(), ", "), "]");
-  }
-  return "[1, ...]";
+  ir::AttributeRef a = node.FindAttribute(attr);
+  if (!a) return "[1, ...]";
+  return absl::StrCat("[", absl::StrJoin(a->ints(), ", "), "]");
 }
 
 std::vector<int64_t> IntsOf(ir::Node node, std::string_view attr) {
-  for (const auto& a : node.attribute()) {
-    if (a.name() == attr) return {a.ints().begin(), a.ints().end()};
-  }
-  return {};
+  ir::AttributeRef a = node.FindAttribute(attr);
+  if (!a) return {};
+  return {a->ints().begin(), a->ints().end()};
 }
 
 // Inside the witness range the pooled size is right, but adaptive pooling's values come out

@@ -116,19 +116,15 @@ const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
 }
 
 std::vector<int64_t> IntsAttr(ir::Node n, std::string_view name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INTS) {
-      return {a.ints().begin(), a.ints().end()};
-    }
-  }
-  return {};
+  ir::AttributeRef a = n.FindAttribute(name);
+  if (!a || a->type() != ONNX_NAMESPACE::AttributeProto::INTS) return {};
+  return {a->ints().begin(), a->ints().end()};
 }
 
 std::optional<int64_t> IntAttr(ir::Node n, std::string_view name) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name && a.type() == ONNX_NAMESPACE::AttributeProto::INT) return a.i();
-  }
-  return std::nullopt;
+  ir::AttributeRef a = n.FindAttribute(name);
+  if (!a || a->type() != ONNX_NAMESPACE::AttributeProto::INT) return std::nullopt;
+  return a->i();
 }
 
 // A literal `v` addressing `axis` of `data`, when that dim is dynamic.

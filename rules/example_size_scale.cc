@@ -61,8 +61,8 @@ std::optional<Reduced> ReductionOf(const Analysis& analysis, const ir::Graph& g,
     if (op == "ReduceSum" || op == "ReduceMean") {
       if (in == nullptr || !in->shape) return std::nullopt;
       std::vector<int64_t> axes;
-      for (const auto& a : n.attribute()) {
-        if (a.name() == "axes") axes.assign(a.ints().begin(), a.ints().end());
+      if (ir::AttributeRef a = n.FindAttribute("axes")) {
+        axes.assign(a->ints().begin(), a->ints().end());
       }
       if (axes.empty() && n.input_size() > 1) {
         const infer::TensorFact* f = analysis.inference().Find(n.input(1));

@@ -24,7 +24,10 @@ TensorFact IntList(const std::vector<int64_t>& values, bool scalar, OriginId ori
 }  // namespace
 
 void InferConstant(OpContext& ctx) {
-  for (const AttributeProto& a : ctx.node().attribute()) {
+  const ir::Node node = ctx.node();
+  for (int k = 0; k < node.attribute_size(); ++k) {
+    const ir::AttributeRef ref = node.attribute(k);
+    const AttributeProto& a = *ref;
     OriginId origin =
         ctx.AddOrigin({Origin::Kind::kConstantNode, &ctx.graph(), ctx.node_index(), a.name()});
     if (a.name() == "value" && a.type() == AttributeProto::TENSOR) {

@@ -100,8 +100,8 @@ bool HasNestedLoop(const ir::Graph& graph) {
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const auto& op = graph.node(i).op_type();
     if (op == "Loop" || op == "Scan") return true;
-    for (const auto& attr : graph.node(i).attribute()) {
-      const ir::Graph* sub = graph.Subgraph(i, attr.name());
+    for (int k = 0; k < graph.node(i).attribute_size(); ++k) {
+      const ir::Graph* sub = graph.Subgraph(i, graph.node(i).attribute_name(k));
       if (sub != nullptr && HasNestedLoop(*sub)) return true;
     }
   }

@@ -47,10 +47,13 @@ const TensorFact& OpContext::in(size_t i) const {
 }
 
 const AttributeProto* OpContext::Attr(std::string_view name) const {
-  for (const auto& a : node().attribute()) {
-    if (a.name() == name) return &a;
+  for (const ir::AttributeRef& a : held_) {
+    if (a->name() == name) return a.get();
   }
-  return nullptr;
+  ir::AttributeRef a = node().FindAttribute(name);
+  if (!a) return nullptr;
+  held_.push_back(std::move(a));
+  return held_.back().get();
 }
 
 const AttributeProto* OpContext::TypedAttr(std::string_view name,

@@ -95,6 +95,8 @@ class OpContext {
   std::vector<TensorFact>& outputs_;
   bool record_requirements_ = true;
   mutable std::string bad_attribute_;
+  // Attributes parsed for this op: what Attr() returns points into them.
+  mutable std::vector<ir::AttributeRef> held_;
   TensorFact discarded_;
 
   const ONNX_NAMESPACE::AttributeProto* TypedAttr(

@@ -204,7 +204,9 @@ std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, std::s
     if (node.op_type() != "Constant" || !(node.domain().empty() || node.domain() == "ai.onnx")) {
       return std::nullopt;
     }
-    for (const AttributeProto& a : node.attribute()) {
+    for (int k = 0; k < node.attribute_size(); ++k) {
+      const ir::AttributeRef ref = node.attribute(k);
+      const AttributeProto& a = *ref;
       if (a.name() == "value" && a.type() == AttributeProto::TENSOR) return ReadFloatTensor(a.t());
       if (a.name() == "value_float" && a.type() == AttributeProto::FLOAT) {
         return std::vector<double>{a.f()};

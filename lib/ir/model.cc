@@ -22,6 +22,15 @@ using ONNX_NAMESPACE::GraphProto;
 // Subgraph nesting deeper than this is rejected instead of risking the stack.
 constexpr int kMaxSubgraphDepth = 64;
 
+// Parses a serialized AttributeProto of a main-graph node: model, graph, node and attribute are
+// the levels above its own fields.
+bool ParseAttribute(std::string_view bytes, AttributeProto& out) {
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(kMaxMessageDepth - 3);
+  return out.MergeFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
 const std::string& EmptyString() {
   static const std::string* empty = new std::string();
   return *empty;
@@ -52,29 +61,34 @@ std::string_view Node::NameOf::operator()(ValueId id) const {
 Node::Names Node::input() const { return Names(graph_->InputIds(index_), NameOf{graph_}); }
 Node::Names Node::output() const { return Names(graph_->OutputIds(index_), NameOf{graph_}); }
 
-Node::Attributes Node::attribute() const {
-  const Graph::NodeRecord& r = graph_->nodes_[index_];
-  return Attributes(absl::Span<const AttributeProto* const>(
-                        graph_->attributes_.data() + r.attributes_begin,
-                        static_cast<size_t>(r.attributes_end - r.attributes_begin)),
-                    Deref{});
-}
-
 int Node::attribute_size() const {
   const Graph::NodeRecord& r = graph_->nodes_[index_];
   return r.attributes_end - r.attributes_begin;
 }
 
-const AttributeProto& Node::attribute(int i) const {
-  return *graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
+std::string_view Node::attribute_name(int i) const {
+  return graph_->attributes_[graph_->nodes_[index_].attributes_begin + i].name;
 }
 
-const AttributeProto* Node::FindAttribute(std::string_view name) const {
+AttributeRef Node::attribute(int i) const {
+  return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i);
+}
+
+AttributeRef Node::FindAttribute(std::string_view name) const {
   const Graph::NodeRecord& r = graph_->nodes_[index_];
   for (int32_t k = r.attributes_begin; k < r.attributes_end; ++k) {
-    if (graph_->attributes_[k]->name() == name) return graph_->attributes_[k];
+    if (graph_->attributes_[k].name == name) return graph_->AttributeAt(k);
   }
-  return nullptr;
+  return AttributeRef();
+}
+
+AttributeRef Graph::AttributeAt(int32_t k) const {
+  const AttributeRecord& a = attributes_[k];
+  if (a.parsed != nullptr) return AttributeRef(a.parsed);
+  auto parsed = std::make_unique<AttributeProto>();
+  // The same bytes parsed when the model was loaded: this cannot fail.
+  if (!ParseAttribute(a.bytes, *parsed)) return AttributeRef();
+  return AttributeRef(std::move(parsed));
 }
 
 ValueId Graph::FindValue(std::string_view name) const {
@@ -194,21 +208,24 @@ class GraphBuilder {
     if (wire_nodes != nullptr) {
       strings_ = strings;
       WireNode w;
+      AttributeProto scratch;
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
         Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain),
                                  w.name.empty() ? &EmptyString() : &strings->KeepString(w.name),
                                  static_cast<int32_t>(g_->attributes_.size()), 0};
         for (std::string_view bytes : w.attributes) {
-          auto* attr = google::protobuf::Arena::CreateMessage<AttributeProto>(arena);
-          google::protobuf::io::CodedInputStream stream(
-              reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
-          // Model, graph, node and attribute are above the attribute's own fields.
-          stream.SetRecursionLimit(kMaxMessageDepth - 3);
-          if (!attr->MergeFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
-            return Error(NotAProtobufMessage());
+          // Parsed once to refuse what protobuf refuses, and to find the name and subgraphs.
+          scratch.Clear();
+          if (!ParseAttribute(bytes, scratch)) return Error(NotAProtobufMessage());
+          if (scratch.has_g() || scratch.graphs_size() > 0) {
+            auto* kept = google::protobuf::Arena::CreateMessage<AttributeProto>(arena);
+            ParseAttribute(bytes, *kept);
+            g_->attributes_.push_back({kept->name(), {}, kept});
+          } else {
+            g_->attributes_.push_back(
+                {strings->Intern(scratch.name()), strings->Keep(bytes), nullptr});
           }
-          g_->attributes_.push_back(attr);
         }
         record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
         g_->nodes_.push_back(record);
@@ -220,7 +237,7 @@ class GraphBuilder {
         const auto& n = proto.node(i);
         Graph::NodeRecord record{&n.op_type(), &n.domain(), &n.name(),
                                  static_cast<int32_t>(g_->attributes_.size()), 0};
-        for (const AttributeProto& a : n.attribute()) g_->attributes_.push_back(&a);
+        for (const AttributeProto& a : n.attribute()) g_->attributes_.push_back({a.name(), {}, &a});
         record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
         g_->nodes_.push_back(record);
         inputs.assign(n.input().begin(), n.input().end());
@@ -242,7 +259,9 @@ class GraphBuilder {
       }
       const Graph::NodeRecord& record = g_->nodes_[i];
       for (int32_t a = record.attributes_begin; a < record.attributes_end; ++a) {
-        const AttributeProto& attr = *g_->attributes_[a];
+        // Attributes that hold graphs are always parsed.
+        if (g_->attributes_[a].parsed == nullptr) continue;
+        const AttributeProto& attr = *g_->attributes_[a].parsed;
         std::vector<const GraphProto*> bodies;
         if (attr.has_g()) bodies.push_back(&attr.g());
         for (const auto& sub : attr.graphs()) bodies.push_back(&sub);
@@ -537,7 +556,7 @@ ONNX_NAMESPACE::ModelProto Model::CompleteProto() const {
     if (!n.name().empty()) out.set_name(n.name());
     for (std::string_view in : n.input()) out.add_input(std::string(in));
     for (std::string_view o : n.output()) out.add_output(std::string(o));
-    for (const AttributeProto& a : n.attribute()) *out.add_attribute() = a;
+    for (int k = 0; k < n.attribute_size(); ++k) *out.add_attribute() = *n.attribute(k);
   }
   return copy;
 }

@@ -929,11 +929,13 @@ Cause Analysis::Blame(const Pin& pin) const {
     const auto& n = g.node(node);
     if (!IsPool(n.op_type()) || !spatial_changed(node)) return false;
     std::vector<int64_t> kernel, strides, pads;
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "kernel_shape") kernel.assign(a.ints().begin(), a.ints().end());
-      if (a.name() == "strides") strides.assign(a.ints().begin(), a.ints().end());
-      if (a.name() == "pads") pads.assign(a.ints().begin(), a.ints().end());
-    }
+    auto ints = [&](std::string_view name, std::vector<int64_t>& out) {
+      if (ir::AttributeRef a = n.FindAttribute(name))
+        out.assign(a->ints().begin(), a->ints().end());
+    };
+    ints("kernel_shape", kernel);
+    ints("strides", strides);
+    ints("pads", pads);
     if (kernel.empty()) return false;
     if (strides.empty()) strides.assign(kernel.size(), 1);
     // Adaptive pooling decomposed at a divisible size: windows tile the input exactly.

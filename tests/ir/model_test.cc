@@ -224,9 +224,9 @@ Scaled <alpha> (p) => (q) {
   CHECK(g.node(3).output(0) == "y");
   // The first call binds alpha; the second gives none, so the attribute is absent.
   REQUIRE(g.node(1).attribute_size() == 1);
-  CHECK(g.node(1).attribute(0).name() == "alpha");
-  CHECK(g.node(1).attribute(0).f() == 0.5f);
-  CHECK(g.node(1).attribute(0).ref_attr_name().empty());
+  CHECK(g.node(1).attribute(0)->name() == "alpha");
+  CHECK(g.node(1).attribute(0)->f() == 0.5f);
+  CHECK(g.node(1).attribute(0)->ref_attr_name().empty());
   CHECK(g.node(3).attribute_size() == 0);
 }
 

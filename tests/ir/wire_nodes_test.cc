@@ -44,7 +44,7 @@ void CheckSameNodes(const Graph& graph, const GraphProto& expected, const std::s
     for (int k = 0; k < n.output_size(); ++k) CHECK(n.output(k) == want.output(k));
     REQUIRE(n.attribute_size() == want.attribute_size());
     for (int k = 0; k < n.attribute_size(); ++k) {
-      CHECK(n.attribute(k).SerializeAsString() == want.attribute(k).SerializeAsString());
+      CHECK(n.attribute(k)->SerializeAsString() == want.attribute(k).SerializeAsString());
     }
   }
 }

@@ -4,8 +4,11 @@
 // point into them and stay valid as long as the Model lives. The nodes of a binary model's main
 // graph are read straight from the wire format into compact records (a NodeProto costs about
 // six times its serialized size, and nodes are nearly all of a graph): there, proto().graph()
-// has no nodes, and nodes are reached through Graph::node() alone. Everything else (the model's
-// metadata, initializers, declared types, attributes, subgraphs) stays in protos.
+// has no nodes, and nodes are reached through Graph::node() alone. Their attributes stay in
+// serialized form, checked at load and parsed again each time one is asked for (an
+// AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once); those that
+// hold subgraphs are parsed once and kept. Everything else (the model's metadata,
+// initializers, declared types, subgraphs) stays in protos.
 // Building a Model validates what every later stage relies on: each node input
 // is provided by a node, a graph input, an initializer or an enclosing graph; each value has one
 // producer; and the nodes can be put in topological order. A violation is an error that names
@@ -37,8 +40,27 @@ inline constexpr ValueId kNoValue = -1;
 class Graph;
 class StringStore;
 
-// A range over [begin, end) that yields what `Get(item)` gives for each item (ids as names,
-// pointers as references), for range-for loops over a node's inputs and attributes.
+// An attribute of a node: a proto the model holds, or one parsed for this handle, which then
+// owns it. Pointers into it live as long as the handle. Empty when there is no such attribute.
+class AttributeRef {
+ public:
+  AttributeRef() = default;
+  explicit AttributeRef(const ONNX_NAMESPACE::AttributeProto* held) : proto_(held) {}
+  explicit AttributeRef(std::unique_ptr<ONNX_NAMESPACE::AttributeProto> parsed)
+      : owned_(std::move(parsed)), proto_(owned_.get()) {}
+
+  const ONNX_NAMESPACE::AttributeProto* get() const { return proto_; }
+  const ONNX_NAMESPACE::AttributeProto& operator*() const { return *proto_; }
+  const ONNX_NAMESPACE::AttributeProto* operator->() const { return proto_; }
+  explicit operator bool() const { return proto_ != nullptr; }
+
+ private:
+  std::unique_ptr<ONNX_NAMESPACE::AttributeProto> owned_;
+  const ONNX_NAMESPACE::AttributeProto* proto_ = nullptr;
+};
+
+// A range over [begin, end) that yields what `Get(item)` gives for each item (ids as names),
+// for range-for loops over a node's inputs and outputs.
 template <typename Item, typename Get>
 class MappedRange {
  public:
@@ -94,18 +116,11 @@ class Node {
   Names output() const;
 
   int attribute_size() const;
-  const ONNX_NAMESPACE::AttributeProto& attribute(int i) const;
-  struct Deref {
-    const ONNX_NAMESPACE::AttributeProto& operator()(
-        const ONNX_NAMESPACE::AttributeProto* a) const {
-      return *a;
-    }
-  };
-  using Attributes = MappedRange<const ONNX_NAMESPACE::AttributeProto*, Deref>;
-  // The attributes in order, for range-for.
-  Attributes attribute() const;
-  // The node's first attribute named `name`, or nullptr.
-  const ONNX_NAMESPACE::AttributeProto* FindAttribute(std::string_view name) const;
+  // Name of attribute `i`, without parsing it.
+  std::string_view attribute_name(int i) const;
+  AttributeRef attribute(int i) const;
+  // The node's first attribute named `name`; empty when it has none.
+  AttributeRef FindAttribute(std::string_view name) const;
 
  private:
   const Graph* graph_;
@@ -193,6 +208,13 @@ class Graph {
     int32_t attributes_begin;  // into attributes_
     int32_t attributes_end;
   };
+  // An attribute as the proto a graph holds (`parsed`), or as its serialized bytes.
+  struct AttributeRecord {
+    std::string_view name;
+    std::string_view bytes;
+    const ONNX_NAMESPACE::AttributeProto* parsed;
+  };
+  AttributeRef AttributeAt(int32_t k) const;
   struct Value {
     std::string_view name;  // a view into the proto or the model's StringStore
     int32_t producer = -1;
@@ -217,7 +239,7 @@ class Graph {
   std::string path_;
   std::vector<int> order_;
   std::vector<NodeRecord> nodes_;
-  std::vector<const ONNX_NAMESPACE::AttributeProto*> attributes_;
+  std::vector<AttributeRecord> attributes_;
   std::vector<Value> values_;
   absl::flat_hash_map<std::string_view, ValueId> ids_;
   // Inputs then outputs of each node: node i's inputs are node_io_[node_io_begin_[2i],
@@ -249,7 +271,8 @@ class Model {
       std::string source);
   // The same for a proto whose main graph has no nodes, and the serialized NodeProtos of that
   // graph, in order (views into bytes that need to live only during the call). Attributes are
-  // parsed onto `arena`; names are copied once each.
+  // checked and kept serialized (those with subgraphs parsed onto `arena`); names are copied
+  // once each.
   static absl::StatusOr<std::unique_ptr<Model>> FromArenaAndWireNodes(
       std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
       const std::vector<std::string_view>& nodes, std::string source);
