@@ -31,16 +31,11 @@ bool ParseAttribute(std::string_view bytes, AttributeProto& out) {
   return out.MergeFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
-const std::string& EmptyString() {
-  static const std::string* empty = new std::string();
-  return *empty;
-}
-
 }  // namespace
 
 const std::string& Node::op_type() const { return *graph_->nodes_[index_].op_type; }
 const std::string& Node::domain() const { return *graph_->nodes_[index_].domain; }
-const std::string& Node::name() const { return *graph_->nodes_[index_].name; }
+std::string_view Node::name() const { return graph_->nodes_[index_].name; }
 int Node::input_size() const { return static_cast<int>(graph_->InputIds(index_).size()); }
 int Node::output_size() const { return static_cast<int>(graph_->OutputIds(index_).size()); }
 
@@ -150,7 +145,7 @@ const Graph* Graph::Subgraph(int index, std::string_view attribute) const {
 
 std::string Graph::NodeLabel(int index) const {
   const auto& n = node(index);
-  if (!n.name().empty()) return n.name();
+  if (!n.name().empty()) return std::string(n.name());
   return absl::StrCat("<", n.op_type(), " #", index, ">");
 }
 
@@ -212,7 +207,7 @@ class GraphBuilder {
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
         Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain),
-                                 w.name.empty() ? &EmptyString() : &strings->KeepString(w.name),
+                                 strings->Keep(w.name),
                                  static_cast<int32_t>(g_->attributes_.size()), 0};
         for (std::string_view bytes : w.attributes) {
           // Parsed once to refuse what protobuf refuses, and to find the name and subgraphs.
@@ -235,7 +230,7 @@ class GraphBuilder {
       std::vector<std::string_view> inputs, outputs;
       for (int i = 0; i < num_nodes; ++i) {
         const auto& n = proto.node(i);
-        Graph::NodeRecord record{&n.op_type(), &n.domain(), &n.name(),
+        Graph::NodeRecord record{&n.op_type(), &n.domain(), n.name(),
                                  static_cast<int32_t>(g_->attributes_.size()), 0};
         for (const AttributeProto& a : n.attribute()) g_->attributes_.push_back({a.name(), {}, &a});
         record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
@@ -311,6 +306,11 @@ class GraphBuilder {
     if (!order.ok()) return order.status();
     g_->order_ = *std::move(order);
     IndexConsumers(reads, reads_begin);
+    // The tables are complete: their growth slack (up to half of each) goes now, before
+    // inference allocates, so that it is not part of the peak.
+    g_->values_.shrink_to_fit();
+    g_->node_io_.shrink_to_fit();
+    g_->attributes_.shrink_to_fit();
     return owned;
   }
 
@@ -553,7 +553,7 @@ ONNX_NAMESPACE::ModelProto Model::CompleteProto() const {
     ONNX_NAMESPACE::NodeProto& out = *graph.add_node();
     out.set_op_type(n.op_type());
     if (!n.domain().empty()) out.set_domain(n.domain());
-    if (!n.name().empty()) out.set_name(n.name());
+    if (!n.name().empty()) out.set_name(std::string(n.name()));
     for (std::string_view in : n.input()) out.add_input(std::string(in));
     for (std::string_view o : n.output()) out.add_output(std::string(o));
     for (int k = 0; k < n.attribute_size(); ++k) *out.add_attribute() = *n.attribute(k);

@@ -28,11 +28,9 @@ std::string_view StringStore::Keep(std::string_view s) {
 const std::string& StringStore::Intern(std::string_view s) {
   auto it = interned_.find(s);
   if (it != interned_.end()) return *it->second;
-  const std::string& kept = KeepString(s);
+  const std::string& kept = strings_.emplace_back(s);
   interned_.emplace(std::string_view(kept), &kept);
   return kept;
 }
-
-const std::string& StringStore::KeepString(std::string_view s) { return strings_.emplace_back(s); }
 
 }  // namespace shapelint::ir

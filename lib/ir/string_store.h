@@ -19,8 +19,6 @@ class StringStore {
   std::string_view Keep(std::string_view s);
   // A std::string equal to `s`, shared by every call with the same text (op types, domains).
   const std::string& Intern(std::string_view s);
-  // A std::string equal to `s` that lives as long as the store; each call copies.
-  const std::string& KeepString(std::string_view s);
 
  private:
   // Names are copied into blocks of this size (larger names get a block of their own), so that

@@ -98,7 +98,7 @@ class Node {
   const std::string& op_type() const;
   const std::string& domain() const;
   // Empty when the node has no name; Graph::NodeLabel gives a label for messages.
-  const std::string& name() const;
+  std::string_view name() const;
 
   int input_size() const;
   // Name of input `i`; empty for an omitted optional input.
@@ -204,7 +204,7 @@ class Graph {
   struct NodeRecord {
     const std::string* op_type;
     const std::string* domain;
-    const std::string* name;
+    std::string_view name;
     int32_t attributes_begin;  // into attributes_
     int32_t attributes_end;
   };
