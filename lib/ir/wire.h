@@ -6,10 +6,21 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace shapelint::ir::wire {
 
-enum WireType : uint64_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
+enum WireType : uint64_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLengthDelimited = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5,
+};
+
+// Groups nested deeper than this are refused, as protobuf's parser refuses deep messages.
+inline constexpr int kMaxGroupDepth = 100;
 
 // The varint at `pos` in `bytes` before `end`; `pos` moves past it. nullopt when it is cut off
 // or longer than ten bytes.
@@ -33,8 +44,9 @@ struct Field {
   size_t begin = 0;  // offset of the tag in the message
 };
 
-// The fields of one serialized message, in order. Groups (wire types 3 and 4), which no ONNX
-// message has, count as broken input.
+// The fields of one serialized message, in order. A group (wire types 3 and 4: no ONNX field
+// is one, but protobuf keeps them as unknown fields) is one field whose content is its bytes
+// up to the end tag.
 class FieldReader {
  public:
   explicit FieldReader(std::string_view message) : bytes_(message) {}
@@ -69,8 +81,10 @@ class FieldReader {
         pos_ += *length;
         return true;
       }
+      case kStartGroup:
+        return SkipGroup(field);
       default:
-        return Fail();
+        return Fail();  // an end tag with no group open, or wire type 6 or 7
     }
   }
 
@@ -78,6 +92,50 @@ class FieldReader {
   size_t position() const { return pos_; }
 
  private:
+  // Steps over the fields of the group that `field` starts, nested groups included, to its end
+  // tag.
+  bool SkipGroup(Field& field) {
+    const size_t content = pos_;
+    std::vector<uint64_t> open = {field.number};
+    while (!open.empty()) {
+      if (open.size() > static_cast<size_t>(kMaxGroupDepth)) return Fail();
+      const size_t end = bytes_.size();
+      const size_t tag_begin = pos_;
+      std::optional<uint64_t> tag = ReadVarint(bytes_, pos_, end);
+      if (!tag) return Fail();
+      const uint64_t number = *tag >> 3;
+      switch (*tag & 7) {
+        case kVarint:
+          if (!ReadVarint(bytes_, pos_, end)) return Fail();
+          break;
+        case kFixed64:
+        case kFixed32: {
+          const size_t width = (*tag & 7) == kFixed64 ? 8 : 4;
+          if (end - pos_ < width) return Fail();
+          pos_ += width;
+          break;
+        }
+        case kLengthDelimited: {
+          std::optional<uint64_t> length = ReadVarint(bytes_, pos_, end);
+          if (!length || *length > end - pos_) return Fail();
+          pos_ += *length;
+          break;
+        }
+        case kStartGroup:
+          open.push_back(number);
+          break;
+        case kEndGroup:
+          if (number != open.back()) return Fail();
+          open.pop_back();
+          if (open.empty()) field.content = bytes_.substr(content, tag_begin - content);
+          break;
+        default:
+          return Fail();
+      }
+    }
+    return true;
+  }
+
   bool Fail() {
     broken_ = true;
     pos_ = bytes_.size();

@@ -139,6 +139,23 @@ TEST_CASE("wire nodes follow protobuf on the format's corners", "[ir]") {
     REQUIRE(model.ok());
     CHECK((*model)->graph().node(0).name() == "second");
   }
+  SECTION("an unknown group field is stepped over, as protobuf keeps it as an unknown field") {
+    // Field 14 as a group holding a varint field and a nested group, then the op type.
+    const std::string group =
+        Tag(14, 3) + Tag(1, 0) + std::string(1, '\x07') + Tag(2, 3) + Tag(2, 4) + Tag(14, 4);
+    const std::string bytes = ModelWithNode(Len(1, "x") + Len(2, "y") + group + Len(4, "Relu"));
+    REQUIRE(CheckBothWays(bytes, "group"));
+    auto model = LoadModelFromBytes(bytes, "group", ModelFormat::kBinary);
+    REQUIRE(model.ok());
+    CHECK((*model)->graph().node(0).op_type() == "Relu");
+  }
+  SECTION("a group without its end tag is refused") {
+    const std::string bytes =
+        ModelWithNode(Len(1, "x") + Len(2, "y") + Len(4, "Relu") + Tag(14, 3));
+    ModelProto parsed;
+    CHECK_FALSE(parsed.ParseFromString(bytes));
+    CHECK_FALSE(LoadModelFromBytes(bytes, "open", ModelFormat::kBinary).ok());
+  }
   SECTION("a node cut short is refused with the parser's message") {
     std::string node = Len(1, "x") + Len(2, "y") + Len(4, "Add");
     node += Tag(3, 2) + std::string(1, '\x09') + "abc";  // says 9 bytes, has 3
