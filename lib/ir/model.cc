@@ -206,8 +206,8 @@ class GraphBuilder {
       AttributeProto scratch;
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
-        Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain),
-                                 strings->Keep(w.name),
+        // The name is a view into the model's bytes until the outputs are known (below).
+        Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain), w.name,
                                  static_cast<int32_t>(g_->attributes_.size()), 0};
         for (std::string_view bytes : w.attributes) {
           // Parsed once to refuse what protobuf refuses, and to find the name and subgraphs.
@@ -225,6 +225,7 @@ class GraphBuilder {
         record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
         g_->nodes_.push_back(record);
         if (auto status = AddNodeIo(i, w.inputs, w.outputs); !status.ok()) return status;
+        g_->nodes_.back().name = KeepNodeName(i, w.name);
       }
     } else {
       std::vector<std::string_view> inputs, outputs;
@@ -325,6 +326,20 @@ class GraphBuilder {
     auto [it, inserted] = g_->ids_.try_emplace(name, static_cast<ValueId>(g_->values_.size()));
     if (inserted) g_->values_.push_back({name});
     return it->second;
+  }
+
+  // A copy of node `i`'s name. Exporters name outputs after their node ("/attn/Gather_6" writes
+  // "/attn/Gather_6_output_0"): then the name is the start of an output's kept name, which
+  // saves a copy of most names.
+  std::string_view KeepNodeName(int i, std::string_view name) {
+    // Node i is the last one added: its outputs run to the end of node_io_.
+    for (size_t k = g_->node_io_begin_[2 * i + 1]; k < g_->node_io_.size(); ++k) {
+      const ValueId out = g_->node_io_[k];
+      if (out == kNoValue) continue;
+      std::string_view kept = g_->values_[out].name;
+      if (kept.substr(0, name.size()) == name) return kept.substr(0, name.size());
+    }
+    return strings_->Keep(name);
   }
 
   // Appends node `i`'s input and output ids and records it as its outputs' producer.
