@@ -36,18 +36,19 @@ struct Seq {
 };
 
 std::optional<Seq> ReadSeq(const TensorFact& f) {
-  if (!f.elements) return std::nullopt;
-  if (f.sequence_length && !f.sequence_length->AsConstant()) {
-    if (f.elements->size() != 1) return std::nullopt;
-    return Seq{*f.sequence_length, *f.elements, true};
+  if (!f.sequence) return std::nullopt;
+  const SequenceFact& s = *f.sequence;
+  if (!s.length.AsConstant()) {
+    if (s.elements.size() != 1) return std::nullopt;
+    return Seq{s.length, s.elements, true};
   }
-  return Seq{Expr::Constant(static_cast<int64_t>(f.elements->size())), *f.elements, false};
+  return Seq{Expr::Constant(static_cast<int64_t>(s.elements.size())), s.elements, false};
 }
 
 TensorFact Sequence(std::vector<TensorFact> elements) {
   TensorFact f;
-  f.sequence_length = Expr::Constant(static_cast<int64_t>(elements.size()));
-  f.elements = std::move(elements);
+  const Expr length = Expr::Constant(static_cast<int64_t>(elements.size()));
+  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{std::move(elements), length});
   return f;
 }
 
@@ -62,8 +63,7 @@ std::optional<TensorFact> UniformSequence(const MaybeExpr& length, const TensorF
     return Sequence(std::vector<TensorFact>(static_cast<size_t>(*n), plain));
   }
   TensorFact f;
-  f.elements = std::vector<TensorFact>{plain};
-  f.sequence_length = *length;
+  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{{plain}, *length});
   return f;
 }
 

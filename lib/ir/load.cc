@@ -134,7 +134,10 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
   // Weights are most of a model's bytes and none of what linting reads: they are left out
   // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
   std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
-  if (skimmed) bytes = skimmed->bytes;
+  if (skimmed) {
+    bytes = skimmed->bytes;
+    if (file != nullptr) file->Release();  // the skimmed copy is all that is read from here on
+  }
   // On an arena, a graph's millions of small messages are allocated in blocks and freed at once.
   auto arena = std::make_unique<google::protobuf::Arena>();
   // Nodes are nearly all of a graph, and a NodeProto costs several times its bytes: the main
@@ -144,7 +147,13 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
         ParseOnArena(source, split->without_nodes, *arena);
     if (!proto.ok()) return proto.status();
     std::string().swap(split->without_nodes);
-    return Model::FromArenaAndWireNodes(std::move(arena), *proto, split->nodes, std::move(source));
+    // Once the nodes are read, the model's bytes (the file's pages, or the skimmed copy) leave
+    // the process before indexing allocates the rest: the peak is then lower by their size.
+    return Model::FromArenaAndWireNodes(std::move(arena), *proto, split->nodes, std::move(source),
+                                        [&] {
+                                          if (file != nullptr) file->Release();
+                                          skimmed.reset();
+                                        });
   }
   absl::StatusOr<ONNX_NAMESPACE::ModelProto*> proto = ParseOnArena(source, bytes, *arena);
   if (!proto.ok()) return proto.status();

@@ -34,7 +34,7 @@ bool ParseAttribute(std::string_view bytes, AttributeProto& out) {
 }  // namespace
 
 const std::string& Node::op_type() const { return *graph_->nodes_[index_].op_type; }
-const std::string& Node::domain() const { return *graph_->nodes_[index_].domain; }
+const std::string& Node::domain() const { return *graph_->domains_[graph_->nodes_[index_].domain]; }
 std::string_view Node::name() const { return graph_->nodes_[index_].name; }
 int Node::input_size() const { return static_cast<int>(graph_->InputIds(index_).size()); }
 int Node::output_size() const { return static_cast<int>(graph_->OutputIds(index_).size()); }
@@ -57,12 +57,11 @@ Node::Names Node::input() const { return Names(graph_->InputIds(index_), NameOf{
 Node::Names Node::output() const { return Names(graph_->OutputIds(index_), NameOf{graph_}); }
 
 int Node::attribute_size() const {
-  const Graph::NodeRecord& r = graph_->nodes_[index_];
-  return r.attributes_end - r.attributes_begin;
+  return graph_->AttributesEnd(index_) - graph_->nodes_[index_].attributes_begin;
 }
 
 std::string_view Node::attribute_name(int i) const {
-  return graph_->attributes_[graph_->nodes_[index_].attributes_begin + i].name;
+  return *graph_->attributes_[graph_->nodes_[index_].attributes_begin + i].name;
 }
 
 AttributeRef Node::attribute(int i) const {
@@ -70,9 +69,9 @@ AttributeRef Node::attribute(int i) const {
 }
 
 AttributeRef Node::FindAttribute(std::string_view name) const {
-  const Graph::NodeRecord& r = graph_->nodes_[index_];
-  for (int32_t k = r.attributes_begin; k < r.attributes_end; ++k) {
-    if (graph_->attributes_[k].name == name) return graph_->AttributeAt(k);
+  const int32_t end = graph_->AttributesEnd(index_);
+  for (int32_t k = graph_->nodes_[index_].attributes_begin; k < end; ++k) {
+    if (*graph_->attributes_[k].name == name) return graph_->AttributeAt(k);
   }
   return AttributeRef();
 }
@@ -155,6 +154,9 @@ class GraphBuilder {
  public:
   GraphBuilder(const std::string& source, int depth) : source_(source), depth_(depth) {}
 
+  // Called once the wire nodes have been read.
+  void set_nodes_read(std::function<void()> f) { nodes_read_ = std::move(f); }
+
   // Nodes come from `proto` unless `wire_nodes` is given: then they are read from those bytes,
   // their names copied to `strings` and their attributes parsed onto `arena`.
   absl::StatusOr<std::unique_ptr<Graph>> Build(
@@ -207,8 +209,9 @@ class GraphBuilder {
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
         // The name is a view into the model's bytes until the outputs are known (below).
-        Graph::NodeRecord record{&strings->Intern(w.op_type), &strings->Intern(w.domain), w.name,
-                                 static_cast<int32_t>(g_->attributes_.size()), 0};
+        Graph::NodeRecord record{&strings->Intern(w.op_type), w.name,
+                                 static_cast<int32_t>(g_->attributes_.size()),
+                                 DomainIndex(&strings->Intern(w.domain))};
         for (std::string_view bytes : w.attributes) {
           // Parsed once to refuse what protobuf refuses, and to find the name and subgraphs.
           scratch.Clear();
@@ -216,25 +219,26 @@ class GraphBuilder {
           if (scratch.has_g() || scratch.graphs_size() > 0) {
             auto* kept = google::protobuf::Arena::CreateMessage<AttributeProto>(arena);
             ParseAttribute(bytes, *kept);
-            g_->attributes_.push_back({kept->name(), {}, kept});
+            g_->attributes_.push_back({&kept->name(), {}, kept});
           } else {
             g_->attributes_.push_back(
-                {strings->Intern(scratch.name()), strings->Keep(bytes), nullptr});
+                {&strings->Intern(scratch.name()), strings->Keep(bytes), nullptr});
           }
         }
-        record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
         g_->nodes_.push_back(record);
         if (auto status = AddNodeIo(i, w.inputs, w.outputs); !status.ok()) return status;
         g_->nodes_.back().name = KeepNodeName(i, w.name);
       }
+      if (nodes_read_) std::exchange(nodes_read_, nullptr)();
     } else {
       std::vector<std::string_view> inputs, outputs;
       for (int i = 0; i < num_nodes; ++i) {
         const auto& n = proto.node(i);
-        Graph::NodeRecord record{&n.op_type(), &n.domain(), n.name(),
-                                 static_cast<int32_t>(g_->attributes_.size()), 0};
-        for (const AttributeProto& a : n.attribute()) g_->attributes_.push_back({a.name(), {}, &a});
-        record.attributes_end = static_cast<int32_t>(g_->attributes_.size());
+        Graph::NodeRecord record{&n.op_type(), n.name(),
+                                 static_cast<int32_t>(g_->attributes_.size()),
+                                 DomainIndex(&n.domain())};
+        for (const AttributeProto& a : n.attribute())
+          g_->attributes_.push_back({&a.name(), {}, &a});
         g_->nodes_.push_back(record);
         inputs.assign(n.input().begin(), n.input().end());
         outputs.assign(n.output().begin(), n.output().end());
@@ -253,8 +257,7 @@ class GraphBuilder {
       for (ValueId in : g_->InputIds(i)) {
         if (in != kNoValue) reads.push_back(in);
       }
-      const Graph::NodeRecord& record = g_->nodes_[i];
-      for (int32_t a = record.attributes_begin; a < record.attributes_end; ++a) {
+      for (int32_t a = g_->nodes_[i].attributes_begin; a < g_->AttributesEnd(i); ++a) {
         // Attributes that hold graphs are always parsed.
         if (g_->attributes_[a].parsed == nullptr) continue;
         const AttributeProto& attr = *g_->attributes_[a].parsed;
@@ -326,6 +329,14 @@ class GraphBuilder {
     auto [it, inserted] = g_->ids_.try_emplace(name, static_cast<ValueId>(g_->values_.size()));
     if (inserted) g_->values_.push_back({name});
     return it->second;
+  }
+
+  int32_t DomainIndex(const std::string* domain) {
+    for (size_t k = 0; k < g_->domains_.size(); ++k) {
+      if (*g_->domains_[k] == *domain) return static_cast<int32_t>(k);
+    }
+    g_->domains_.push_back(domain);
+    return static_cast<int32_t>(g_->domains_.size() - 1);
   }
 
   // A copy of node `i`'s name. Exporters name outputs after their node ("/attn/Gather_6" writes
@@ -487,19 +498,17 @@ class GraphBuilder {
     std::vector<int32_t> count(values.size() + 1, 0);
     each_read([&](ValueId v, int) { ++count[v + 1]; });
     for (size_t v = 0; v < values.size(); ++v) count[v + 1] += count[v];
-    for (size_t v = 0; v < values.size(); ++v) {
-      values[v].consumers_begin = count[v];
-      values[v].consumers_end = count[v];
-    }
+    for (size_t v = 0; v < values.size(); ++v) values[v].consumers_begin = count[v];
     g_->consumers_.resize(count[values.size()]);
     std::fill(last.begin(), last.end(), -1);
-    each_read([&](ValueId v, int i) { g_->consumers_[values[v].consumers_end++] = i; });
+    each_read([&](ValueId v, int i) { g_->consumers_[count[v]++] = i; });
   }
 
   const std::string& source_;
   int depth_;
   Graph* g_ = nullptr;
   StringStore* strings_ = nullptr;  // set when names must be copied
+  std::function<void()> nodes_read_;
   // Values this graph reads from an enclosing graph, in order of first read.
   std::vector<ValueId> outer_reads_;
   absl::flat_hash_set<ValueId> outer_marked_;
@@ -514,7 +523,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::FromProto(ONNX_NAMESPACE::ModelPro
   model->owned_proto_ = std::move(proto);
   model->proto_ = &model->owned_proto_;
   model->source_ = std::move(source);
-  return Index(std::move(model), nullptr);
+  return Index(std::move(model), nullptr, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::FromArena(
@@ -524,22 +533,24 @@ absl::StatusOr<std::unique_ptr<Model>> Model::FromArena(
   model->arena_ = std::move(arena);
   model->proto_ = proto;
   model->source_ = std::move(source);
-  return Index(std::move(model), nullptr);
+  return Index(std::move(model), nullptr, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<Model>> Model::FromArenaAndWireNodes(
     std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
-    const std::vector<std::string_view>& nodes, std::string source) {
+    const std::vector<std::string_view>& nodes, std::string source,
+    std::function<void()> nodes_read) {
   std::unique_ptr<Model> model(new Model());
   model->arena_ = std::move(arena);
   model->proto_ = proto;
   model->source_ = std::move(source);
   model->strings_ = std::make_unique<StringStore>();
-  return Index(std::move(model), &nodes);
+  return Index(std::move(model), &nodes, std::move(nodes_read));
 }
 
-absl::StatusOr<std::unique_ptr<Model>> Model::Index(
-    std::unique_ptr<Model> model, const std::vector<std::string_view>* wire_nodes) {
+absl::StatusOr<std::unique_ptr<Model>> Model::Index(std::unique_ptr<Model> model,
+                                                    const std::vector<std::string_view>* wire_nodes,
+                                                    std::function<void()> nodes_read) {
   if (!model->proto_->has_graph()) {
     return absl::InvalidArgumentError(
         absl::StrCat(model->source_, ": not an ONNX model (it has no graph)"));
@@ -551,6 +562,7 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Index(
     model->opsets_[domain] = op.version();
   }
   GraphBuilder builder(model->source_, 0);
+  builder.set_nodes_read(std::move(nodes_read));
   auto graph = builder.Build(model->proto_->graph(), nullptr, "main", wire_nodes,
                              model->strings_.get(), model->arena_.get());
   if (!graph.ok()) return graph.status();

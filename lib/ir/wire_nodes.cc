@@ -13,6 +13,10 @@ namespace {
 constexpr uint64_t kModelGraph = 7;
 constexpr uint64_t kModelFunctions = 25;
 constexpr uint64_t kGraphNode = 1;
+constexpr uint64_t kGraphInitializer = 5;
+constexpr uint64_t kTensorExternalData = 13;
+constexpr uint64_t kTensorDataLocation = 14;
+constexpr uint64_t kExternal = 1;
 constexpr uint64_t kNodeInput = 1;
 constexpr uint64_t kNodeOutput = 2;
 constexpr uint64_t kNodeName = 3;
@@ -26,6 +30,38 @@ void AppendVarint(uint64_t v, std::string& out) {
     v >>= 7;
   }
   out.push_back(static_cast<char>(v));
+}
+
+// Appends initializer `tensor` (its content) to `out` as a graph field, without its
+// external_data entries when it is stored as external data: linting never reads where the bytes
+// are, and a model with external weights has three string pairs per weight, which cost ten times
+// their size once parsed. False when the tensor breaks the wire format.
+bool AppendInitializer(std::string_view tensor, std::string& out) {
+  wire::FieldReader fields(tensor);
+  wire::Field f;
+  bool external = false;
+  size_t external_bytes = 0;
+  while (fields.Next(f)) {
+    if (f.number == kTensorDataLocation && f.wire_type == wire::kVarint) {
+      external = f.varint == kExternal;  // the last one counts, as when parsing
+    } else if (f.number == kTensorExternalData && f.wire_type == wire::kLengthDelimited) {
+      external_bytes += fields.position() - f.begin;
+    }
+  }
+  if (fields.broken()) return false;
+  AppendVarint(kGraphInitializer << 3 | wire::kLengthDelimited, out);
+  if (!external || external_bytes == 0) {
+    AppendVarint(tensor.size(), out);
+    out.append(tensor);
+    return true;
+  }
+  AppendVarint(tensor.size() - external_bytes, out);
+  wire::FieldReader again(tensor);
+  while (again.Next(f)) {
+    if (f.number == kTensorExternalData && f.wire_type == wire::kLengthDelimited) continue;
+    out.append(tensor.substr(f.begin, again.position() - f.begin));
+  }
+  return true;
 }
 
 }  // namespace
@@ -56,10 +92,16 @@ std::optional<SplitModel> SplitMainGraphNodes(std::string_view model) {
   wire::FieldReader graph_fields(graph->content);
   size_t copied = 0;  // graph bytes up to here are in `kept` or are nodes
   while (graph_fields.Next(f)) {
-    if (f.number != kGraphNode || f.wire_type != wire::kLengthDelimited) continue;
-    kept.append(graph->content.substr(copied, f.begin - copied));
-    split.nodes.push_back(f.content);
-    copied = graph_fields.position();
+    if (f.wire_type != wire::kLengthDelimited) continue;
+    if (f.number == kGraphNode) {
+      kept.append(graph->content.substr(copied, f.begin - copied));
+      split.nodes.push_back(f.content);
+      copied = graph_fields.position();
+    } else if (f.number == kGraphInitializer) {
+      kept.append(graph->content.substr(copied, f.begin - copied));
+      if (!AppendInitializer(f.content, kept)) return std::nullopt;
+      copied = graph_fields.position();
+    }
   }
   if (graph_fields.broken()) return std::nullopt;
   kept.append(graph->content.substr(copied));

@@ -13,7 +13,9 @@ namespace shapelint::ir {
 std::string NotAProtobufMessage();
 
 // A serialized ModelProto split in two: the model with its main graph's nodes left out, and
-// each of those nodes' bytes (views into the input), in order.
+// each of those nodes' bytes (views into the input), in order. The main graph's initializers
+// stored as external data lose their external_data entries on the way, which linting never
+// reads (see AppendInitializer).
 struct SplitModel {
   std::string without_nodes;
   std::vector<std::string_view> nodes;

@@ -19,6 +19,7 @@ namespace {
 using ONNX_NAMESPACE::GraphProto;
 using ONNX_NAMESPACE::ModelProto;
 using ONNX_NAMESPACE::NodeProto;
+using ONNX_NAMESPACE::TensorProto;
 
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -197,6 +198,42 @@ TEST_CASE("splitting leaves every other field of the model and graph in place", 
   NodeProto node;
   REQUIRE(node.ParseFromString(std::string(split->nodes[0])));
   CHECK(node.op_type() == "Relu");
+}
+
+// A weight stored in another file, as exporters write it.
+TensorProto External(const std::string& name, bool located) {
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(TensorProto::FLOAT);
+  t.add_dims(4096);
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "w.bin"},
+                                   {"offset", "4096"},
+                                   {"length", "16384"}}) {
+    auto* entry = t.add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+  if (located) t.set_data_location(TensorProto::EXTERNAL);
+  return t;
+}
+
+TEST_CASE("external initializers lose where their bytes are, nothing else", "[ir]") {
+  ModelProto m;
+  GraphProto* g = m.mutable_graph();
+  for (int i = 0; i < 100; ++i) *g->add_initializer() = External("w" + std::to_string(i), true);
+  *g->add_initializer() = External("not_external", false);  // location DEFAULT: kept whole
+  g->add_node()->set_op_type("Relu");
+  auto split = SplitMainGraphNodes(m.SerializeAsString());
+  REQUIRE(split.has_value());
+  ModelProto parsed;
+  REQUIRE(parsed.ParseFromString(split->without_nodes));
+  ModelProto expected = m;
+  expected.mutable_graph()->clear_node();
+  for (int i = 0; i < 100; ++i)
+    expected.mutable_graph()->mutable_initializer(i)->clear_external_data();
+  CHECK(parsed.SerializeAsString() == expected.SerializeAsString());
+  CHECK(parsed.graph().initializer(7).data_location() == TensorProto::EXTERNAL);
+  CHECK(parsed.graph().initializer(100).external_data_size() == 3);
 }
 
 }  // namespace

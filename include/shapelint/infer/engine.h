@@ -2,6 +2,7 @@
 #ifndef SHAPELINT_INFER_ENGINE_H_
 #define SHAPELINT_INFER_ENGINE_H_
 
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -30,8 +31,10 @@ struct Inference {
   // time it was inferred; a Loop body sees its loop-carried values generalised.
   std::map<const ir::Graph*, FactTable> subgraph_facts;
   std::vector<Requirement> requirements;  // in topological order of their nodes
-  std::vector<Origin> origins;            // indexed by OriginId
-  std::vector<InputDim> input_dims;       // every dim of every graph input, in order
+  // Indexed by OriginId. A deque: there is one per literal of the graph, and a vector's growth
+  // would hold up to twice that at the peak.
+  std::deque<Origin> origins;
+  std::vector<InputDim> input_dims;  // every dim of every graph input, in order
   std::vector<EngineNote> notes;
 
   // The fact for a value of the main graph, or nullptr when the graph does not define it.

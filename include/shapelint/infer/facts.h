@@ -3,6 +3,7 @@
 #define SHAPELINT_INFER_FACTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,22 +40,31 @@ struct Element {
   OriginId origin = kNoOrigin;  // set when the value is a constant that came from a literal
 };
 
+struct SequenceFact;
+
+// A graph has a fact per value: keep it small (rare parts go behind pointers).
 struct TensorFact {
-  int32_t elem_type = 0;                             // ONNX TensorProto.DataType; 0 = unknown
-  std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
-  std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
-  // Sequences (ONNX `seq(tensor)`) whose length is known: `elements` holds one fact per
-  // element, in order, when the length is a constant; when it is symbolic (a split along a
-  // dynamic axis), every element is alike and `elements` holds that one fact, with
-  // `sequence_length` set. A sequence of unknown length is an unknown fact.
-  std::optional<std::vector<TensorFact>> elements;
-  std::optional<sym::Expr> sequence_length;
+  int32_t elem_type = 0;  // ONNX TensorProto.DataType; 0 = unknown
   // The rank is unknown because the alternatives of an If disagree on it (torch's
   // squeeze(dim) on a dynamic dim): a declared shape, which picks one of them, is not adopted.
   bool ambiguous_rank = false;
+  std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
+  std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
+  // Set for a sequence (ONNX `seq(tensor)`) whose length is known; a sequence of unknown
+  // length is an unknown fact. Shared and never changed: facts are copied often, sequences
+  // are rare.
+  std::shared_ptr<const SequenceFact> sequence;
 
   bool has_rank() const { return shape.has_value(); }
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
+};
+
+// The elements of a sequence: one fact per element, in order, when the length is a constant;
+// when it is symbolic (a split along a dynamic axis), every element is alike and `elements`
+// holds that one fact.
+struct SequenceFact {
+  std::vector<TensorFact> elements;
+  sym::Expr length;
 };
 
 // Integer tensors with more elements than this keep their shape but not their values.

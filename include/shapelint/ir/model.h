@@ -20,6 +20,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -177,7 +178,10 @@ class Graph {
   // Nodes of this graph that read the value (as an input, or inside a subgraph), in
   // topological order, each once.
   absl::Span<const int> Consumers(ValueId id) const {
-    return Slice(consumers_, values_[id].consumers_begin, values_[id].consumers_end);
+    const int32_t end = static_cast<size_t>(id) + 1 < values_.size()
+                            ? values_[id + 1].consumers_begin
+                            : static_cast<int32_t>(consumers_.size());
+    return Slice(consumers_, values_[id].consumers_begin, end);
   }
   absl::Span<const int> Consumers(std::string_view value) const;
 
@@ -201,16 +205,20 @@ class Graph {
   };
   // What a node holds besides its inputs and outputs. The strings live in the proto or in the
   // model's StringStore.
+  // 32 bytes: a graph has hundreds of thousands.
   struct NodeRecord {
     const std::string* op_type;
-    const std::string* domain;
     std::string_view name;
-    int32_t attributes_begin;  // into attributes_
-    int32_t attributes_end;
+    int32_t attributes_begin;  // into attributes_, up to the next node's
+    int32_t domain;            // into domains_
   };
+  int32_t AttributesEnd(int node) const {
+    return static_cast<size_t>(node) + 1 < nodes_.size() ? nodes_[node + 1].attributes_begin
+                                                         : static_cast<int32_t>(attributes_.size());
+  }
   // An attribute as the proto a graph holds (`parsed`), or as its serialized bytes.
   struct AttributeRecord {
-    std::string_view name;
+    const std::string* name;
     std::string_view bytes;
     const ONNX_NAMESPACE::AttributeProto* parsed;
   };
@@ -219,8 +227,7 @@ class Graph {
     std::string_view name;  // a view into the proto or the model's StringStore
     int32_t producer = -1;
     ValueId outer = kNoValue;
-    int32_t consumers_begin = 0;
-    int32_t consumers_end = 0;
+    int32_t consumers_begin = 0;  // into consumers_, which holds them in value order
     uint8_t flags = 0;
   };
   template <typename T>
@@ -239,6 +246,7 @@ class Graph {
   std::string path_;
   std::vector<int> order_;
   std::vector<NodeRecord> nodes_;
+  std::vector<const std::string*> domains_;  // the few distinct domains of the nodes
   std::vector<AttributeRecord> attributes_;
   std::vector<Value> values_;
   absl::flat_hash_map<std::string_view, ValueId> ids_;
@@ -272,10 +280,12 @@ class Model {
   // The same for a proto whose main graph has no nodes, and the serialized NodeProtos of that
   // graph, in order (views into bytes that need to live only during the call). Attributes are
   // checked and kept serialized (those with subgraphs parsed onto `arena`); names are copied
-  // once each.
+  // once each. `nodes_read`, when given, is called as soon as nothing reads the bytes any more,
+  // so that they can go before indexing allocates the rest.
   static absl::StatusOr<std::unique_ptr<Model>> FromArenaAndWireNodes(
       std::unique_ptr<google::protobuf::Arena> arena, ONNX_NAMESPACE::ModelProto* proto,
-      const std::vector<std::string_view>& nodes, std::string source);
+      const std::vector<std::string_view>& nodes, std::string source,
+      std::function<void()> nodes_read = nullptr);
   ~Model();
 
   // The model's proto. For a binary model, its main graph has no nodes (see the top of this
@@ -291,7 +301,8 @@ class Model {
  private:
   Model();
   static absl::StatusOr<std::unique_ptr<Model>> Index(
-      std::unique_ptr<Model> model, const std::vector<std::string_view>* wire_nodes);
+      std::unique_ptr<Model> model, const std::vector<std::string_view>* wire_nodes,
+      std::function<void()> nodes_read);
   // Declared first, so destroyed last: the proto and the graphs may live on it.
   std::unique_ptr<google::protobuf::Arena> arena_;
   std::unique_ptr<StringStore> strings_;
