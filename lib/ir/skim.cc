@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ir/wire.h"
+
 namespace shapelint::ir {
 namespace {
 
@@ -60,13 +62,7 @@ size_t VarintSize(uint64_t v) {
   return n;
 }
 
-void AppendVarint(uint64_t v, std::string& out) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
+using wire::AppendVarint;
 
 // Bytes [begin, end) of the input are replaced by the varint `length`, or dropped when it is
 // negative.
@@ -153,13 +149,7 @@ class Scanner {
 
  private:
   std::optional<uint64_t> ReadVarint(size_t& pos, size_t end) const {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && pos < end; shift += 7) {
-      const auto byte = static_cast<uint8_t>(bytes_[pos++]);
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return v;
-    }
-    return std::nullopt;
+    return wire::ReadVarint(bytes_, pos, end);
   }
 
   std::string_view bytes_;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,15 @@ inline std::optional<uint64_t> ReadVarint(std::string_view bytes, size_t& pos, s
     if ((byte & 0x80) == 0) return v;
   }
   return std::nullopt;
+}
+
+// Appends `v` as a varint.
+inline void AppendVarint(uint64_t v, std::string& out) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
 }
 
 // One field of a message: its number and wire type, the varint value or the content of a

@@ -24,13 +24,7 @@ constexpr uint64_t kNodeOpType = 4;
 constexpr uint64_t kNodeAttribute = 5;
 constexpr uint64_t kNodeDomain = 7;
 
-void AppendVarint(uint64_t v, std::string& out) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
+using wire::AppendVarint;
 
 // Appends initializer `tensor` (its content) to `out` as a graph field, without its
 // external_data entries when it is stored as external data: linting never reads where the bytes
