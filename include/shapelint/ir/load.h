@@ -18,7 +18,9 @@ enum class ModelFormat {
 };
 
 // Reads and validates the model at `path`; "-" reads standard input. Errors name the path.
-// External-data files are never opened: initializers keep their dtype and dims without them.
+// External-data files are never opened: initializers keep their dtype and dims without them
+// (and, in the main graph of a binary model, lose their external_data entries: where the bytes
+// are is never read).
 absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
                                                  ModelFormat format = ModelFormat::kAuto);
 

@@ -8,7 +8,9 @@
 // serialized form, checked at load and parsed again each time one is asked for (an
 // AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once); those that
 // hold subgraphs are parsed once and kept. Everything else (the model's metadata,
-// initializers, declared types, subgraphs) stays in protos.
+// initializers, declared types, subgraphs) stays in protos, but the main graph's initializers
+// stored as external data lose their external_data entries, which nothing here reads.
+//
 // Building a Model validates what every later stage relies on: each node input
 // is provided by a node, a graph input, an initializer or an enclosing graph; each value has one
 // producer; and the nodes can be put in topological order. A violation is an error that names
