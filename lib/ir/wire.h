@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace shapelint::ir::wire {
 
@@ -63,6 +62,17 @@ class FieldReader {
 
   // The next field; false at the end of the message or when the bytes are broken.
   bool Next(Field& field) {
+    if (!Read(field, 0)) return false;
+    return field.wire_type != kEndGroup || Fail();  // an end tag with no group open
+  }
+
+  bool broken() const { return broken_; }
+  size_t position() const { return pos_; }
+
+ private:
+  // Reads one field at group nesting `depth`; an end tag is returned as a field of its own,
+  // for the group being read to close.
+  bool Read(Field& field, int depth) {
     if (pos_ >= bytes_.size()) return false;
     const size_t end = bytes_.size();
     field.begin = pos_;
@@ -92,58 +102,28 @@ class FieldReader {
         return true;
       }
       case kStartGroup:
-        return SkipGroup(field);
+        return ReadGroup(field, depth + 1);
+      case kEndGroup:
+        return true;
       default:
-        return Fail();  // an end tag with no group open, or wire type 6 or 7
+        return Fail();  // wire types 6 and 7 do not exist
     }
   }
 
-  bool broken() const { return broken_; }
-  size_t position() const { return pos_; }
-
- private:
-  // Steps over the fields of the group that `field` starts, nested groups included, to its end
-  // tag.
-  bool SkipGroup(Field& field) {
+  // Reads the fields of the group that `field` starts, nested groups included, up to its end
+  // tag; the group's content is what lies between.
+  bool ReadGroup(Field& field, int depth) {
+    if (depth > kMaxGroupDepth) return Fail();
     const size_t content = pos_;
-    std::vector<uint64_t> open = {field.number};
-    while (!open.empty()) {
-      if (open.size() > static_cast<size_t>(kMaxGroupDepth)) return Fail();
-      const size_t end = bytes_.size();
-      const size_t tag_begin = pos_;
-      std::optional<uint64_t> tag = ReadVarint(bytes_, pos_, end);
-      if (!tag) return Fail();
-      const uint64_t number = *tag >> 3;
-      switch (*tag & 7) {
-        case kVarint:
-          if (!ReadVarint(bytes_, pos_, end)) return Fail();
-          break;
-        case kFixed64:
-        case kFixed32: {
-          const size_t width = (*tag & 7) == kFixed64 ? 8 : 4;
-          if (end - pos_ < width) return Fail();
-          pos_ += width;
-          break;
-        }
-        case kLengthDelimited: {
-          std::optional<uint64_t> length = ReadVarint(bytes_, pos_, end);
-          if (!length || *length > end - pos_) return Fail();
-          pos_ += *length;
-          break;
-        }
-        case kStartGroup:
-          open.push_back(number);
-          break;
-        case kEndGroup:
-          if (number != open.back()) return Fail();
-          open.pop_back();
-          if (open.empty()) field.content = bytes_.substr(content, tag_begin - content);
-          break;
-        default:
-          return Fail();
-      }
+    Field inner;
+    for (;;) {
+      if (pos_ >= bytes_.size()) return Fail();  // no end tag
+      if (!Read(inner, depth)) return false;
+      if (inner.wire_type != kEndGroup) continue;
+      if (inner.number != field.number) return Fail();
+      field.content = bytes_.substr(content, inner.begin - content);
+      return true;
     }
-    return true;
   }
 
   bool Fail() {
