@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <deque>
 #include <numeric>
 #include <tuple>
@@ -47,6 +48,61 @@ std::optional<bool> HoldsUnder(const Requirement& r, sym::Evaluator& evaluate) {
 std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
   sym::Evaluator evaluate(b);
   return HoldsUnder(r, evaluate);
+}
+
+// The sizes t >= 1 at which `e` is zero when every symbol of `members` is t, if `e` is a linear
+// polynomial in them (c_1*m_1 + ... + c_k*m_k + b): none, or the one root of
+// (c_1 + ... + c_k)*t + b. nullopt when `e` is not such a polynomial or is zero at every t.
+// Expressions have canonical forms, so comparing `e` with the polynomial rebuilt from its values
+// at unit bindings proves it linear.
+std::optional<std::vector<int64_t>> DiagonalRoots(const sym::MaybeExpr& e,
+                                                  const std::vector<std::string>& members) {
+  // Small coefficients keep every value the diagonal scan computes inside int64, where the scan
+  // itself sees no overflow either.
+  constexpr int64_t kMaxCoefficient = int64_t{1} << 32;
+  if (!e) return std::nullopt;
+  sym::Binding zero;
+  for (const std::string& m : members) zero.Set(m, 0);
+  const std::optional<int64_t> b = e->Evaluate(zero);
+  if (!b || std::abs(*b) > kMaxCoefficient) return std::nullopt;
+  sym::MaybeExpr rebuilt = sym::Expr::Constant(*b);
+  int64_t slope = 0;
+  for (const std::string& m : members) {
+    sym::Binding unit = zero;
+    unit.Set(m, 1);
+    const std::optional<int64_t> at_one = e->Evaluate(unit);
+    if (!at_one || std::abs(*at_one - *b) > kMaxCoefficient) return std::nullopt;
+    const int64_t c = *at_one - *b;
+    slope += c;
+    rebuilt = sym::Add(rebuilt, sym::Mul(sym::Expr::Constant(c), sym::Expr::Symbol(m)));
+  }
+  if (rebuilt != e) return std::nullopt;
+  if (slope == 0) {
+    if (*b == 0) return std::nullopt;
+    return std::vector<int64_t>{};
+  }
+  if (*b % slope != 0 || -*b / slope < 1) return std::vector<int64_t>{};
+  return std::vector<int64_t>{-*b / slope};
+}
+
+// The only sizes at which `r` can hold when every symbol of `members` is that size, when `r`
+// says so through linear expressions; nullopt when it may hold anywhere.
+std::optional<std::vector<int64_t>> DiagonalCandidates(const Requirement& r,
+                                                       const std::vector<std::string>& members) {
+  std::vector<sym::MaybeExpr> zero_when_holds = {sym::Sub(r.lhs, r.rhs)};
+  if (r.relation == Relation::kBroadcastable) {
+    zero_when_holds.push_back(sym::Sub(r.lhs, sym::Expr::Constant(1)));
+    zero_when_holds.push_back(sym::Sub(r.rhs, sym::Expr::Constant(1)));
+  } else if (r.relation != Relation::kEqual) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> candidates;
+  for (const sym::MaybeExpr& e : zero_when_holds) {
+    auto roots = DiagonalRoots(e, members);
+    if (!roots) return std::nullopt;
+    candidates.insert(candidates.end(), roots->begin(), roots->end());
+  }
+  return candidates;
 }
 
 // A module parameter's name as torch.onnx writes it ("pos_embedding", "encoder.pos_embedding",
@@ -441,6 +497,20 @@ void Analysis::SolveWitness() {
       for (const Requirement* r : cons) n += HoldsUnder(*r, evaluate) == false;
       return n;
     };
+    // Whether all hold, checking first the constraint that failed last: a scan meets the same
+    // obstacle at size after size (total = past + seq never holds on the diagonal), so most
+    // sizes cost one evaluation instead of one per constraint.
+    std::vector<const Requirement*> order = cons;
+    auto all_hold = [&](const sym::Binding& b) {
+      sym::Evaluator evaluate(b);
+      for (size_t i = 0; i < order.size(); ++i) {
+        if (HoldsUnder(*order[i], evaluate) == false) {
+          std::rotate(order.begin(), order.begin() + i, order.begin() + i + 1);
+          return false;
+        }
+      }
+      return true;
+    };
     // A literal Reshape target often spells out the example sizes in the input's order
     // (a traced view: [2, 1, 3, 1] for an input [s0, s1] seen at 2x3): try those first.
     bool solved = false;
@@ -450,7 +520,7 @@ void Analysis::SolveWitness() {
       sym::Binding b = witness_;
       for (auto& m : members) b.Set(m, 2);
       for (const auto& [name, value] : hint->values()) b.Set(name, value);
-      if (failures(b) == 0) {
+      if (all_hold(b)) {
         for (auto& m : members) witness_.Set(m, *b.Get(m));
         solved = true;
         break;
@@ -458,12 +528,26 @@ void Analysis::SolveWitness() {
     }
     if (solved) continue;
     // Exports usually use one size for all dynamic axes of a group (224x224): try the diagonal,
-    // with 1 last because size 1 satisfies broadcasts vacuously.
+    // with 1 last because size 1 satisfies broadcasts vacuously. A linear equality limits it to
+    // its roots (total = past + seq holds at no size, its broadcast only at 1): the scan skips
+    // the sizes where it fails anyway.
+    std::optional<absl::flat_hash_set<int64_t>> candidates;
+    for (const Requirement* r : cons) {
+      auto only = DiagonalCandidates(*r, members);
+      if (!only) continue;
+      absl::flat_hash_set<int64_t> allowed(only->begin(), only->end());
+      if (!candidates) {
+        candidates = std::move(allowed);
+      } else {
+        absl::erase_if(*candidates, [&](int64_t t) { return !allowed.contains(t); });
+      }
+    }
     sym::Binding b = witness_;
     for (int64_t t = 2; t <= kScanLimit + 1 && !solved; ++t) {
       int64_t v = t > kScanLimit ? 1 : t;
+      if (candidates && !candidates->contains(v)) continue;
       for (auto& m : members) b.Set(m, v);
-      if (failures(b) == 0) {
+      if (all_hold(b)) {
         for (auto& m : members) witness_.Set(m, v);
         solved = true;
       }
