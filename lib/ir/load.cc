@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <system_error>
@@ -80,6 +81,7 @@ class FileBytes {
   FileBytes(FileBytes&& other) noexcept
       : mapped_(std::exchange(other.mapped_, nullptr)),
         size_(std::exchange(other.size_, 0)),
+        dropped_(std::exchange(other.dropped_, 0)),
         buffer_(std::move(other.buffer_)) {}
   FileBytes& operator=(FileBytes&&) = delete;
   ~FileBytes() { Release(); }
@@ -97,10 +99,24 @@ class FileBytes {
     return buffer_;
   }
 
+  // Unmaps the pages wholly before `offset` from the process, keeping the mapping: a read there
+  // maps them again from the page cache (the mapping is private and never written, so they
+  // hold the file's bytes). Each call drops what was read since the last one; an offset below
+  // the last starts over from the file's start (a new pass). A buffer is left as it is.
+  void DropPagesBefore(size_t offset) {
+    if (mapped_ == nullptr) return;
+    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t end = std::min(offset, size_) / page * page;
+    const size_t begin = dropped_ <= end ? dropped_ : 0;
+    if (end > begin) ::madvise(static_cast<char*>(mapped_) + begin, end - begin, MADV_DONTNEED);
+    dropped_ = end;
+  }
+
  private:
   FileBytes() = default;
   void* mapped_ = nullptr;
   size_t size_ = 0;
+  size_t dropped_ = 0;  // DropPagesBefore's last offset
   std::string buffer_;
 };
 
@@ -133,7 +149,11 @@ absl::StatusOr<std::unique_ptr<Model>> LoadBinary(std::string source, std::strin
                                                   FileBytes* file) {
   // Weights are most of a model's bytes and none of what linting reads: they are left out
   // before parsing, so they are neither copied nor, in a mapped file, even read from disk.
-  std::optional<Skimmed> skimmed = SkimTensorPayloads(bytes);
+  // The walk maps the pages around every tensor header it reads; they go as it passes them.
+  std::optional<Skimmed> skimmed = SkimTensorPayloads(
+      bytes, kMaxKeptTensorBytes,
+      file == nullptr ? std::function<void(size_t)>()
+                      : [file](size_t offset) { file->DropPagesBefore(offset); });
   if (skimmed) {
     bytes = skimmed->bytes;
     if (file != nullptr) file->Release();  // the skimmed copy is all that is read from here on

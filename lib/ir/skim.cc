@@ -1,6 +1,7 @@
 #include "ir/skim.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,11 +73,32 @@ struct Edit {
   int64_t length;
 };
 
+// How far the walk goes between two calls of the `passed` hint: each call may cost a system
+// call, and the pages of this many bytes at most stay mapped.
+constexpr size_t kPassedStep = size_t{16} << 20;
+
+// Calls `passed` each time the walk has gone kPassedStep further.
+class ProgressHint {
+ public:
+  explicit ProgressHint(const std::function<void(size_t)>& passed) : passed_(passed) {}
+  void At(size_t offset) {
+    if (passed_ && offset >= last_ + kPassedStep) {
+      passed_(offset);
+      last_ = offset;
+    }
+  }
+
+ private:
+  const std::function<void(size_t)>& passed_;
+  size_t last_ = 0;
+};
+
 // One pass over the wire format that reads tags and lengths only: a skipped payload is stepped
 // over, never read.
 class Scanner {
  public:
-  Scanner(std::string_view bytes, size_t max_kept) : bytes_(bytes), max_kept_(max_kept) {}
+  Scanner(std::string_view bytes, size_t max_kept, const std::function<void(size_t)>& passed)
+      : bytes_(bytes), max_kept_(max_kept), progress_(passed) {}
 
   // Scans the message of `kind` at [begin, end) of the input, recording edits; returns how
   // many bytes the edits remove from it, or nullopt when the wire format is broken.
@@ -131,6 +153,7 @@ class Scanner {
         payload += pos - field_begin;
         payload_fields.emplace_back(field_begin, pos);
       }
+      progress_.At(pos);
     }
     if (payload > max_kept_) {
       for (const auto& [from, to] : payload_fields) {
@@ -154,6 +177,7 @@ class Scanner {
 
   std::string_view bytes_;
   size_t max_kept_;
+  ProgressHint progress_;
   std::vector<Edit> edits_;  // in input order
   int64_t tensors_ = 0;
   int64_t bytes_skipped_ = 0;
@@ -161,8 +185,9 @@ class Scanner {
 
 }  // namespace
 
-std::optional<Skimmed> SkimTensorPayloads(std::string_view model, size_t max_kept_bytes) {
-  Scanner scanner(model, max_kept_bytes);
+std::optional<Skimmed> SkimTensorPayloads(std::string_view model, size_t max_kept_bytes,
+                                          const std::function<void(size_t)>& passed) {
+  Scanner scanner(model, max_kept_bytes, passed);
   std::optional<size_t> removed = scanner.Scan(Kind::kModel, 0, model.size(), 0);
   if (!removed || *removed == 0) return std::nullopt;
   Skimmed out;
@@ -170,10 +195,12 @@ std::optional<Skimmed> SkimTensorPayloads(std::string_view model, size_t max_kep
   out.bytes_skipped = scanner.bytes_skipped();
   out.bytes.reserve(model.size() - *removed);
   size_t pos = 0;
+  ProgressHint progress(passed);
   for (const Edit& e : scanner.edits()) {
     out.bytes.append(model.substr(pos, e.begin - pos));
     if (e.length >= 0) AppendVarint(static_cast<uint64_t>(e.length), out.bytes);
     pos = e.end;
+    progress.At(pos);
   }
   out.bytes.append(model.substr(pos));
   return out;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,8 +39,15 @@ struct Skimmed {
 // type and dims, and reads as a tensor whose values are unknown, like one with external data.
 // nullopt when there is nothing to leave out, or when the bytes break the wire format where the
 // walk reads them: then `model` is parsed as it is, and the parser reports what is wrong.
+//
+// `passed`, when given, is called now and then with an offset into `model` that the walk has
+// passed, in increasing order within each of its two passes (one reads the tags, one copies).
+// A caller that mapped the file may drop the pages before it: the walk reads a page again, if
+// at all, through the mapping, and the page holds the same bytes. Without that, each tensor
+// header read maps the page-cache folio around it, and the process keeps them all.
 std::optional<Skimmed> SkimTensorPayloads(std::string_view model,
-                                          size_t max_kept_bytes = kMaxKeptTensorBytes);
+                                          size_t max_kept_bytes = kMaxKeptTensorBytes,
+                                          const std::function<void(size_t)>& passed = nullptr);
 
 }  // namespace shapelint::ir
 

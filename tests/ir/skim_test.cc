@@ -3,10 +3,14 @@
 #include "ir/skim.h"
 
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "shapelint/ir/load.h"
 
@@ -189,6 +193,77 @@ TEST_CASE("a model loads without its weights and keeps its small constants", "[i
   CHECK(graph.Initializer("w")->dims(0) == 100000);
   CHECK(graph.Initializer("w")->raw_data().empty());
   CHECK(graph.Initializer("target")->int64_data_size() == 2);
+}
+
+// Weights past two of the skimmer's 16 MiB progress steps, then a small constant and a node
+// after them: what the walk reads after it has hinted that earlier pages may go.
+ModelProto ModelPastTwoSteps() {
+  ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  for (int i = 0; i < 6; ++i) *g->add_initializer() = RawFloats("w" + std::to_string(i), 2500000);
+  *g->add_initializer() = Int64s("target", {-1, 4});
+  g->add_input()->set_name("x");
+  g->add_output()->set_name("y");
+  NodeProto* reshape = g->add_node();
+  reshape->set_op_type("Reshape");
+  reshape->add_input("x");
+  reshape->add_input("target");
+  reshape->add_output("y");
+  return m;
+}
+
+TEST_CASE("the progress hint moves forward through each pass", "[ir][skim]") {
+  const std::string bytes = ModelPastTwoSteps().SerializeAsString();
+  REQUIRE(bytes.size() > (size_t{48} << 20));
+  std::vector<size_t> offsets;
+  auto skimmed = SkimTensorPayloads(bytes, kMaxKeptTensorBytes,
+                                    [&](size_t offset) { offsets.push_back(offset); });
+  REQUIRE(skimmed.has_value());
+  CHECK(skimmed->bytes == SkimTensorPayloads(bytes)->bytes);
+  // Two passes over 60 MB in steps of at least 16 MiB: two to three hints each, every one
+  // inside the input and at least a step past the last of its pass.
+  REQUIRE(offsets.size() >= 4);
+  REQUIRE(offsets.size() <= 6);
+  int passes = 1;
+  size_t last = 0;
+  for (size_t offset : offsets) {
+    CHECK(offset <= bytes.size());
+    if (offset < last) {
+      ++passes;
+      last = 0;
+    }
+    CHECK(offset >= last + (size_t{16} << 20));
+    last = offset;
+  }
+  CHECK(passes == 2);
+}
+
+TEST_CASE("a mapped model past the progress steps loads whole", "[ir][skim]") {
+  // The loader drops the pages the skimmer has passed; the small constant and the node after
+  // them must still read as written.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("shapelint_skim_" + std::to_string(::getpid()) + ".onnx"))
+                               .string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    REQUIRE(ModelPastTwoSteps().SerializeToOstream(&out));
+  }
+  auto load = LoadModel(path);
+  std::filesystem::remove(path);
+  INFO(load.status().message());
+  REQUIRE(load.ok());
+  const Graph& graph = (*load)->graph();
+  REQUIRE(graph.Initializer("target") != nullptr);
+  CHECK(graph.Initializer("target")->int64_data(0) == -1);
+  CHECK(graph.Initializer("target")->int64_data(1) == 4);
+  CHECK(graph.Initializer("w5")->dims(0) == 2500000);
+  CHECK(graph.Initializer("w5")->raw_data().empty());
+  REQUIRE(graph.num_nodes() == 1);
+  CHECK(graph.node(0).op_type() == "Reshape");
+  CHECK(graph.node(0).input(1) == "target");
 }
 
 }  // namespace
