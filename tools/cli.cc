@@ -13,7 +13,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -453,8 +452,8 @@ lint::Settings CommandLineSettings(const Options& options) {
   return s;
 }
 
-// Each model with its options: --config's file, or the nearest configuration above it (read
-// once per directory), under the command line's settings.
+// Each model with its options: --config's file, or the nearest configuration above it (each
+// directory looked in once), under the command line's settings.
 std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Options& options) {
   const lint::Settings cli = CommandLineSettings(options);
   using Found = absl::StatusOr<std::shared_ptr<const lint::Config>>;
@@ -472,7 +471,7 @@ std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Opti
     }
     explicit_config = load(std::move(c));
   }
-  std::map<std::string, Found> by_dir;
+  lint::ConfigFinder finder;
   std::vector<ModelJob> jobs;
   for (const std::string& path : paths) {
     ModelJob job;
@@ -481,10 +480,7 @@ std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Opti
     if (explicit_config) {
       found = *explicit_config;
     } else if (!options.isolated) {
-      const std::string dir = path == "-" ? "" : std::filesystem::path(path).parent_path().string();
-      auto it = by_dir.find(dir);
-      if (it == by_dir.end()) it = by_dir.emplace(dir, load(lint::FindConfig(path))).first;
-      found = it->second;
+      found = finder.Find(path);
     }
     if (!found.ok()) {
       job.error = absl::StrCat("configuration: ", found.status().message());

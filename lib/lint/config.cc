@@ -342,22 +342,50 @@ absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path) {
 }
 
 absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path) {
+  ConfigFinder finder;
+  absl::StatusOr<std::shared_ptr<const Config>> found = finder.Find(model_path);
+  if (!found.ok()) return found.status();
+  if (*found == nullptr) return std::optional<Config>();
+  return std::optional<Config>(**found);
+}
+
+absl::StatusOr<std::shared_ptr<const Config>> ConfigFinder::Find(const std::string& model_path) {
+  using Found = absl::StatusOr<std::shared_ptr<const Config>>;
   std::error_code ec;
   fs::path dir = model_path == "-" ? fs::current_path(ec)
                                    : fs::absolute(fs::path(model_path), ec).parent_path();
-  if (ec) return std::optional<Config>();
+  if (ec) return std::shared_ptr<const Config>();
+  // What applies in a directory applies in every directory below it that has no file of its
+  // own: the directories walked through get the answer found above them.
+  std::vector<std::string> walked;
+  Found found = std::shared_ptr<const Config>();
   for (int up = 0; up < kMaxParents && !dir.empty(); ++up) {
+    std::string key = dir.string();
+    if (auto it = by_dir_.find(key); it != by_dir_.end()) {
+      found = it->second;
+      break;
+    }
+    walked.push_back(std::move(key));
+    bool here = false;
     for (std::string_view name : {kJsonName, kPyprojectName}) {
       const fs::path candidate = dir / std::string(name);
       if (!fs::is_regular_file(candidate, ec)) continue;
-      auto config = ReadConfig(candidate.string());
-      if (!config.ok()) return config.status();
-      if (*config) return config;  // a pyproject.toml without our table does not count
+      absl::StatusOr<std::optional<Config>> config = ReadConfig(candidate.string());
+      if (!config.ok()) {
+        found = config.status();
+      } else if (!*config) {
+        continue;  // a pyproject.toml without our table does not count
+      } else {
+        found = std::make_shared<const Config>(**std::move(config));
+      }
+      here = true;
+      break;
     }
-    if (dir == dir.parent_path()) break;
+    if (here || dir == dir.parent_path()) break;
     dir = dir.parent_path();
   }
-  return std::optional<Config>();
+  for (std::string& d : walked) by_dir_.emplace(std::move(d), found);
+  return found;
 }
 
 std::vector<std::string> RulesMatching(std::string_view item) {

@@ -114,6 +114,44 @@ TEST_CASE("config: mistakes are errors that name the file and the key", "[cli][c
   CHECK_THAT(o.out, Contains(bad_toml + ": line 1"));
 }
 
+TEST_CASE("config: a finder over many models answers as FindConfig does", "[config]") {
+  TempDir dir;
+  for (const char* sub : {"a", "b/c/d", "b/c/x", "e/f"}) fs::create_directories(dir.path() / sub);
+  const std::string root = dir.Write(".onnx-shapelint.json", R"({"select": ["SL002"]})");
+  const std::string inner = dir.Write("b/c/d/.onnx-shapelint.json", R"({"ignore": ["SL001"]})");
+  dir.Write("b/c/pyproject.toml", "[project]\nname = \"no table\"\n");
+  const std::string broken = dir.Write("e/.onnx-shapelint.json", "{");
+  // Sibling and nested models, in an order that finds the cached directories from below.
+  const std::vector<std::string> models = {
+      dir.Write("a/m.onnx", ""),     dir.Write("a/n.onnx", ""),     dir.Write("b/c/m.onnx", ""),
+      dir.Write("b/c/d/m.onnx", ""), dir.Write("b/c/x/m.onnx", ""), dir.Write("b/m.onnx", ""),
+      dir.Write("e/f/m.onnx", ""),   dir.Write("e/m.onnx", "")};
+  const std::vector<std::string> expected = {root, root, root, inner, root, root, broken, broken};
+  lint::ConfigFinder finder;
+  for (size_t i = 0; i < models.size(); ++i) {
+    INFO(models[i]);
+    auto direct = lint::FindConfig(models[i]);
+    auto shared = finder.Find(models[i]);
+    REQUIRE(direct.ok() == shared.ok());
+    if (!direct.ok()) {
+      CHECK_THAT(std::string(shared.status().message()), Contains(broken));
+      CHECK(shared.status() == direct.status());
+      continue;
+    }
+    REQUIRE(*direct);
+    REQUIRE(*shared != nullptr);
+    CHECK((*direct)->file == expected[i]);
+    CHECK((*shared)->file == expected[i]);
+  }
+  // Each file was read once: the finder hands out the same configuration to every model under
+  // it.
+  auto first = finder.Find(models[0]);
+  auto again = finder.Find(models[5]);
+  REQUIRE(first.ok());
+  REQUIRE(again.ok());
+  CHECK(first->get() == again->get());
+}
+
 TEST_CASE("baseline: written once, then only new findings fail", "[cli][config]") {
   Repo repo;
   const std::string baseline = (repo.dir.path() / "baseline.json").string();

@@ -7,12 +7,14 @@
 #define SHAPELINT_LINT_CONFIG_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
@@ -76,6 +78,19 @@ absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path);
 // model's own upwards, that has `.onnx-shapelint.json` or a `pyproject.toml` with a
 // `[tool.onnx-shapelint]` table (the JSON file wins in the same directory). nullopt if none.
 absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path);
+
+// FindConfig for many models at once: remembers what applies in every directory it has looked
+// in, so that models in sibling directories share the walk up (a corpus with one model per
+// directory costs one look per directory, not one per ancestor of each). Each file is read
+// once. Not thread-safe.
+class ConfigFinder {
+ public:
+  // What FindConfig(model_path) gives, shared; nullptr when no configuration applies.
+  absl::StatusOr<std::shared_ptr<const Config>> Find(const std::string& model_path);
+
+ private:
+  absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const Config>>> by_dir_;
+};
 
 // "x:2=height" (input x, axis 2, named height) or "x:-1" (unnamed), as --dynamic takes it.
 absl::StatusOr<DynamicAxis> ParseDynamicAxis(std::string_view text);
