@@ -98,10 +98,11 @@ case "$mode" in
       cmake_consumer "$package_dir/subdirectory"
     else
       # Building the library again would take minutes: configure (which resolves every target
-      # the library links to), then compile main.cc with the flags the library passes on.
+      # the library links to), then compile main.cc with the flags the library passes on. No
+      # build type (no optimisation, no debug info): the library must not choose one for the
+      # application.
       step "configure $package_dir/subdirectory" "$cmake" -S "$package_dir/subdirectory" \
-        -B "$work/consumer" -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_COMPILER=$cxx" \
-        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+        -B "$work/consumer" "-DCMAKE_CXX_COMPILER=$cxx" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
       step "compile main.cc as the subdirectory build would" "$cmake" \
         "-DBUILD_DIR=$work/consumer" "-DSOURCE_REGEX=/tests/package/consumer/main\\.cc\$" \
         -P "$package_dir/compile_source.cmake"
