@@ -64,8 +64,9 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
         INFO("failure: " << at.failure);
         CHECK_FALSE(at.node_fails);
         for (const auto& [output, dims] : run["ort"].items()) {
+          // Not captured by reference: Clang 14 does not let lambdas capture structured bindings.
           auto it = std::find_if(at.outputs.begin(), at.outputs.end(),
-                                 [&](const ShapeAt& s) { return s.value == output; });
+                                 [name = output](const ShapeAt& s) { return s.value == name; });
           REQUIRE(it != at.outputs.end());
           CHECK(it->actual == dims.get<std::vector<int64_t>>());
         }
