@@ -531,21 +531,21 @@ void Analysis::SolveWitness() {
     // with 1 last because size 1 satisfies broadcasts vacuously. A linear equality limits it to
     // its roots (total = past + seq holds at no size, its broadcast only at 1): the scan skips
     // the sizes where it fails anyway.
-    std::optional<absl::flat_hash_set<int64_t>> candidates;
+    std::optional<std::vector<int64_t>> candidates;  // nullopt: any size may do
+    auto allowed = [&](int64_t t) {
+      return !candidates ||
+             std::find(candidates->begin(), candidates->end(), t) != candidates->end();
+    };
     for (const Requirement* r : cons) {
-      auto only = DiagonalCandidates(*r, members);
+      std::optional<std::vector<int64_t>> only = DiagonalCandidates(*r, members);
       if (!only) continue;
-      absl::flat_hash_set<int64_t> allowed(only->begin(), only->end());
-      if (!candidates) {
-        candidates = std::move(allowed);
-      } else {
-        absl::erase_if(*candidates, [&](int64_t t) { return !allowed.contains(t); });
-      }
+      std::erase_if(*only, [&](int64_t t) { return !allowed(t); });
+      candidates = std::move(only);
     }
     sym::Binding b = witness_;
     for (int64_t t = 2; t <= kScanLimit + 1 && !solved; ++t) {
       int64_t v = t > kScanLimit ? 1 : t;
-      if (candidates && !candidates->contains(v)) continue;
+      if (!allowed(v)) continue;
       for (auto& m : members) b.Set(m, v);
       if (all_hold(b)) {
         for (auto& m : members) witness_.Set(m, v);
