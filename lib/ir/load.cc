@@ -1,7 +1,6 @@
 #include "shapelint/ir/load.h"
 
 #include <fcntl.h>
-#include <onnx/defs/parser.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +9,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -19,11 +17,11 @@
 #include <utility>
 
 #include "absl/status/status.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "ir/onnx_text.h"
 #include "ir/skim.h"
 #include "ir/wire_nodes.h"
 
@@ -219,18 +217,14 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
   }
   ONNX_NAMESPACE::ModelProto proto;
   std::string text(bytes);  // the parser needs a NUL-terminated buffer
-  ONNX_NAMESPACE::Common::Status status;
-  // ONNX's parser reports most errors as a status, but lets std::stof and friends throw on a
-  // malformed number: no exception may leave the library.
-  try {
-    status = ONNX_NAMESPACE::OnnxParser::Parse(proto, text.c_str());
-  } catch (const std::exception& e) {
-    return InputError(source, absl::StrCat("invalid ONNX text format: ", e.what()));
-  }
-  if (!status.IsOK()) {
-    return InputError(source,
-                      absl::StrCat("invalid ONNX text format: ",
-                                   std::string(absl::StripAsciiWhitespace(status.ErrorMessage()))));
+  std::string error;
+  switch (ParseOnnxText(text.c_str(), proto, error)) {
+    case TextParse::kParsed:
+      break;
+    case TextParse::kInvalid:
+      return InputError(source, absl::StrCat("invalid ONNX text format: ", error));
+    case TextParse::kUnavailable:
+      return absl::FailedPreconditionError(absl::StrCat(source, ": ", error));
   }
   return proto;
 }

@@ -4,8 +4,9 @@
 #
 #   bash tests/package/run_package_test.sh MODE BUILD_DIR
 #
-#   find_package   `cmake --install BUILD_DIR --prefix TMP`, then tests/package/consumer
-#                  (find_package(onnx_shapelint) with CMAKE_PREFIX_PATH=TMP): build and run
+#   find_package   `cmake --install BUILD_DIR --prefix TMP`, the installed binary run on a text
+#                  model, then tests/package/consumer (find_package(onnx_shapelint) with
+#                  CMAKE_PREFIX_PATH=TMP): build and run
 #   subdirectory   tests/package/subdirectory: add_subdirectory() of this source tree, then
 #                  main.cc compiled with the flags the library passes on. Linking would build
 #                  the library again (minutes on two cores): SHAPELINT_PACKAGE_FULL=1 does,
@@ -79,6 +80,17 @@ error SL002 baked-reshape-target at main/<Reshape #1>"
   echo "$output"
 }
 
+# The installed binary reads a text model: it finds the installed onnx-shapelint-text.so, the
+# module with libonnx's text parser, relative to itself.
+check_installed_binary() {
+  local model=$package_dir/../tools/inputs/baked_pool.onnxtxt output status=0
+  echo "--- run the installed onnx-shapelint on a text model"
+  output=$("$work/prefix/bin/onnx-shapelint" "$model" 2>&1) || status=$?
+  if [[ $status -ne 1 || $output != *"error[SL001]"* ]]; then
+    fail "installed onnx-shapelint exited with $status, expected 1 and SL001; output:"$'\n'"$output"
+  fi
+}
+
 cmake_consumer() {
   local source=$1
   # No optimisation, no debug info: the quickest build.
@@ -91,6 +103,7 @@ cmake_consumer() {
 case "$mode" in
   find_package)
     install_prefix
+    check_installed_binary
     cmake_consumer "$package_dir/consumer"
     ;;
   subdirectory)

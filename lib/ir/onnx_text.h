@@ -1,0 +1,35 @@
+// Parsing ONNX's text format (the syntax of onnx::OnnxParser, .onnxtxt files).
+//
+// libonnx's parser is the only part of libonnx the linter uses, and loading libonnx costs a
+// process 2.7 million instructions (a quarter of a run on a small model) and 1 MB before main()
+// (docs/performance.md). So this function has two
+// definitions, and each program links exactly one of them:
+// - lib/ir/onnx_text.cc, in the library, calls the parser directly;
+// - tools/onnx_text_loader.cc, in the onnx-shapelint binary, loads the parser from a module
+//   the first time a text model is read, so that linting binary models never loads libonnx.
+#ifndef SHAPELINT_LIB_IR_ONNX_TEXT_H_
+#define SHAPELINT_LIB_IR_ONNX_TEXT_H_
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+
+namespace shapelint::ir {
+
+enum class TextParse {
+  kParsed,
+  kInvalid,      // `error` has the parser's message
+  kUnavailable,  // the binary cannot load the parser; `error` says why
+};
+
+// Parses the NUL-terminated `text` into `model`. Never throws.
+TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std::string& error);
+
+}  // namespace shapelint::ir
+
+// The entry point of the module onnx-shapelint-text.so (tools/onnx_text_module.cc), which the
+// binary finds by this name: true when parsed, false with the parser's message in `error`.
+extern "C" bool shapelint_parse_onnx_text(const char* text, ONNX_NAMESPACE::ModelProto* model,
+                                          std::string* error);
+
+#endif  // SHAPELINT_LIB_IR_ONNX_TEXT_H_

@@ -1,0 +1,63 @@
+// The onnx-shapelint binary's ParseOnnxText (lib/ir/onnx_text.h): libonnx's text parser is in
+// the module onnx-shapelint-text.so, loaded the first time a text model is read. A run on binary
+// models then never loads libonnx, which the dynamic loader would otherwise map and relocate
+// before main() on every run (docs/performance.md).
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "ir/onnx_text.h"
+
+namespace shapelint::ir {
+namespace {
+
+using ParseFunction = decltype(&shapelint_parse_onnx_text);
+
+constexpr char kModuleName[] = "onnx-shapelint-text.so";
+
+struct Module {
+  ParseFunction parse = nullptr;
+  std::string error;  // why it is not loaded
+};
+
+Module Load() {
+  std::error_code ec;
+  const std::filesystem::path binary = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {nullptr, "cannot find where onnx-shapelint is: " + ec.message()};
+  // Beside the binary in a build tree; where `cmake --install` puts it otherwise.
+  const std::filesystem::path candidates[] = {
+      binary.parent_path() / kModuleName,
+      (binary.parent_path() / SHAPELINT_TEXT_MODULE_INSTALLED).lexically_normal()};
+  std::string tried;
+  for (const std::filesystem::path& path : candidates) {
+    if (!std::filesystem::exists(path, ec)) {
+      tried += (tried.empty() ? "" : ", ") + path.string();
+      continue;
+    }
+    // RTLD_LOCAL: the module's libonnx binds to the libraries already loaded (libonnx_proto,
+    // libprotobuf) and lends its symbols to nothing else.
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) return {nullptr, dlerror()};
+    auto parse = reinterpret_cast<ParseFunction>(dlsym(handle, "shapelint_parse_onnx_text"));
+    if (parse == nullptr) return {nullptr, path.string() + " is not onnx-shapelint's text module"};
+    return {parse, ""};
+  }
+  return {nullptr, std::string("reading ONNX's text format needs ") + kModuleName +
+                       ", which is built and installed with onnx-shapelint; not found at " + tried};
+}
+
+}  // namespace
+
+TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std::string& error) {
+  // Loaded once, by whichever thread reads a text model first.
+  static const Module module = Load();
+  if (module.parse == nullptr) {
+    error = module.error;
+    return TextParse::kUnavailable;
+  }
+  return module.parse(text, &model, &error) ? TextParse::kParsed : TextParse::kInvalid;
+}
+
+}  // namespace shapelint::ir
