@@ -1,14 +1,7 @@
 #include "shapelint/ir/load.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <climits>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -21,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "ir/file_bytes.h"
 #include "ir/onnx_text.h"
 #include "ir/skim.h"
 #include "ir/wire_nodes.h"
@@ -40,83 +34,6 @@ bool LooksLikeText(const std::string& source, std::string_view bytes) {
   // starts with a field tag, which is never '<' (field 7, wire type 4) or '#' in practice.
   return !head.empty() && (head.front() == '<' || head.front() == '#');
 }
-
-// A file's bytes, mapped into memory when it is a regular file (pages are read from disk only
-// when touched, and skimming leaves the weights untouched), read into a buffer otherwise.
-class FileBytes {
- public:
-  static absl::StatusOr<FileBytes> Open(const std::string& path) {
-    FileBytes f;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return InputError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        f.mapped_ = p;
-        f.size_ = static_cast<size_t>(st.st_size);
-        ::close(fd);
-        return f;
-      }
-    }
-    // Pipes, devices and file systems without mmap: read it all.
-    char buffer[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-      if (n == 0) break;
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int error = errno;
-        ::close(fd);
-        return InputError(path, absl::StrCat("read error: ", std::strerror(error)));
-      }
-      f.buffer_.append(buffer, static_cast<size_t>(n));
-    }
-    ::close(fd);
-    return f;
-  }
-
-  FileBytes(FileBytes&& other) noexcept
-      : mapped_(std::exchange(other.mapped_, nullptr)),
-        size_(std::exchange(other.size_, 0)),
-        dropped_(std::exchange(other.dropped_, 0)),
-        buffer_(std::move(other.buffer_)) {}
-  FileBytes& operator=(FileBytes&&) = delete;
-  ~FileBytes() { Release(); }
-
-  // Unmaps or frees the bytes; bytes() is empty afterwards.
-  void Release() {
-    if (mapped_ != nullptr) ::munmap(mapped_, size_);
-    mapped_ = nullptr;
-    size_ = 0;
-    std::string().swap(buffer_);
-  }
-
-  std::string_view bytes() const {
-    if (mapped_ != nullptr) return {static_cast<const char*>(mapped_), size_};
-    return buffer_;
-  }
-
-  // Unmaps the pages wholly before `offset` from the process, keeping the mapping: a read there
-  // maps them again from the page cache (the mapping is private and never written, so they
-  // hold the file's bytes). Each call drops what was read since the last one; an offset below
-  // the last starts over from the file's start (a new pass). A buffer is left as it is.
-  void DropPagesBefore(size_t offset) {
-    if (mapped_ == nullptr) return;
-    static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const size_t end = std::min(offset, size_) / page * page;
-    const size_t begin = dropped_ <= end ? dropped_ : 0;
-    if (end > begin) ::madvise(static_cast<char*>(mapped_) + begin, end - begin, MADV_DONTNEED);
-    dropped_ = end;
-  }
-
- private:
-  FileBytes() = default;
-  void* mapped_ = nullptr;
-  size_t size_ = 0;
-  size_t dropped_ = 0;  // DropPagesBefore's last offset
-  std::string buffer_;
-};
 
 // Parses `bytes` (a serialized ModelProto) onto a new arena.
 absl::StatusOr<ONNX_NAMESPACE::ModelProto*> ParseOnArena(const std::string& source,
@@ -266,7 +183,20 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelF
   if (std::filesystem::is_directory(status)) return InputError(path, "is a directory, not a model");
   absl::StatusOr<FileBytes> file = FileBytes::Open(path);
   if (!file.ok()) return file.status();
-  return Load(file->bytes(), path, format, &*file);
+  return LoadOpenedFile(*file, path, format);
+}
+
+absl::StatusOr<std::unique_ptr<Model>> LoadOpenedFile(FileBytes& file, const std::string& path,
+                                                      ModelFormat format) {
+  absl::StatusOr<std::unique_ptr<Model>> model = Load(file.bytes(), path, format, &file);
+  // What was read past the file's new end was zeros: neither the model nor an error about its
+  // bytes would be about the file.
+  if (file.truncated()) {
+    return InputError(path,
+                      "the file was truncated while it was read (rewritten by another "
+                      "process?); lint it again once it is complete");
+  }
+  return model;
 }
 
 }  // namespace shapelint::ir

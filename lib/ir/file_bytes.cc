@@ -1,0 +1,182 @@
+#include "ir/file_bytes.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace shapelint::ir {
+namespace {
+
+// The mappings the SIGBUS handler may repair. A slot is free while `begin` is 0. The handler
+// only reads the table and stores `hit`: everything it touches is a lock-free atomic.
+struct GuardSlot {
+  std::atomic<bool> taken{false};
+  std::atomic<uintptr_t> begin{0};
+  std::atomic<uintptr_t> end{0};
+  std::atomic<bool> hit{false};
+};
+// Files mapped at once: one per model being loaded, so one per worker thread. A mapping that
+// finds no free slot is read unguarded, as before there was a guard.
+constexpr int kGuardSlots = 64;
+GuardSlot guard_slots[kGuardSlots];
+// Both set once, before the handler is installed; sysconf may not be called in a handler.
+uintptr_t page_size = 0;
+struct sigaction previous_sigbus;
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  const auto address = reinterpret_cast<uintptr_t>(info->si_addr);
+  if (info->si_code == BUS_ADRERR) {
+    for (GuardSlot& slot : guard_slots) {
+      const uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+      if (begin == 0 || address < begin || address >= slot.end.load(std::memory_order_acquire)) {
+        continue;
+      }
+      // The page is past the file's new end. Zeros in its place let the read go on; the loader
+      // sees `hit` and reports the file instead of what it read.
+      void* page = reinterpret_cast<void*>(address & ~(page_size - 1));
+      if (::mmap(page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+          MAP_FAILED) {
+        slot.hit.store(true, std::memory_order_relaxed);
+        return;
+      }
+    }
+  }
+  // Not ours: what would have happened without this handler.
+  if (previous_sigbus.sa_flags & SA_SIGINFO) {
+    previous_sigbus.sa_sigaction(sig, info, context);
+  } else if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN) {
+    previous_sigbus.sa_handler(sig);
+  } else {
+    // The default action, once this handler returns (a fault would otherwise repeat forever).
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+  }
+}
+
+void InstallSigbusHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    page_size = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    struct sigaction action {};
+    action.sa_sigaction = OnSigbus;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGBUS, &action, &previous_sigbus);
+  });
+}
+
+// A slot guarding [data, data + size), or -1 when all are taken.
+int GuardMapping(const void* data, size_t size) {
+  InstallSigbusHandler();
+  for (int i = 0; i < kGuardSlots; ++i) {
+    GuardSlot& slot = guard_slots[i];
+    bool expected = false;
+    if (!slot.taken.compare_exchange_strong(expected, true, std::memory_order_acquire)) continue;
+    slot.hit.store(false, std::memory_order_relaxed);
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    slot.end.store(begin + size, std::memory_order_relaxed);
+    slot.begin.store(begin, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+// Frees the slot; whether the handler repaired a page of its mapping.
+bool Unguard(int index) {
+  GuardSlot& slot = guard_slots[index];
+  slot.begin.store(0, std::memory_order_release);
+  const bool hit = slot.hit.load(std::memory_order_relaxed);
+  slot.taken.store(false, std::memory_order_release);
+  return hit;
+}
+
+absl::Status OpenError(const std::string& path, const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", message));
+}
+
+}  // namespace
+
+absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path) {
+  FileBytes f;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return OpenError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      f.mapped_ = p;
+      f.size_ = static_cast<size_t>(st.st_size);
+      f.guard_ = GuardMapping(p, f.size_);
+      ::close(fd);
+      return f;
+    }
+  }
+  // Pipes, devices and file systems without mmap: read it all.
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      ::close(fd);
+      return OpenError(path, absl::StrCat("read error: ", std::strerror(error)));
+    }
+    f.buffer_.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return f;
+}
+
+FileBytes::FileBytes(FileBytes&& other) noexcept
+    : mapped_(std::exchange(other.mapped_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      dropped_(std::exchange(other.dropped_, 0)),
+      guard_(std::exchange(other.guard_, -1)),
+      truncated_(other.truncated_),
+      buffer_(std::move(other.buffer_)) {}
+
+void FileBytes::Release() {
+  if (mapped_ != nullptr) {
+    // The slot goes only after the pages: until then a read may still fault.
+    ::munmap(mapped_, size_);
+    if (guard_ >= 0) truncated_ = Unguard(guard_) || truncated_;
+  }
+  mapped_ = nullptr;
+  size_ = 0;
+  guard_ = -1;
+  std::string().swap(buffer_);
+}
+
+std::string_view FileBytes::bytes() const {
+  if (mapped_ != nullptr) return {static_cast<const char*>(mapped_), size_};
+  return buffer_;
+}
+
+bool FileBytes::truncated() const {
+  return truncated_ || (guard_ >= 0 && guard_slots[guard_].hit.load(std::memory_order_relaxed));
+}
+
+void FileBytes::DropPagesBefore(size_t offset) {
+  if (mapped_ == nullptr) return;
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t end = std::min(offset, size_) / page * page;
+  const size_t begin = dropped_ <= end ? dropped_ : 0;
+  if (end > begin) ::madvise(static_cast<char*>(mapped_) + begin, end - begin, MADV_DONTNEED);
+  dropped_ = end;
+}
+
+}  // namespace shapelint::ir

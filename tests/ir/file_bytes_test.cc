@@ -1,0 +1,132 @@
+// A mapped model file truncated while it is read: the reader sees zeros where the file ended and
+// the loader reports the file, where the process used to end with SIGBUS. SIGBUS from any other
+// mapping still ends the process.
+#include "ir/file_bytes.h"
+
+#include <fcntl.h>
+#include <onnx/onnx_pb.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace shapelint::ir {
+namespace {
+
+// A file in the temporary directory, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name)
+      : path_((std::filesystem::temp_directory_path() /
+               ("shapelint_" + name + "_" + std::to_string(::getpid())))
+                  .string()) {}
+  ~TempFile() { std::filesystem::remove(path_); }
+  const std::string& path() const { return path_; }
+  void Write(const std::string& bytes) const {
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+
+ private:
+  std::string path_;
+};
+
+// A binary model of about 4 MB, mostly one initializer, with one Reshape.
+std::string ModelBytes() {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  ONNX_NAMESPACE::GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  ONNX_NAMESPACE::TensorProto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  w->add_dims(1 << 20);
+  w->set_raw_data(std::string(size_t{4} << 20, '\x01'));
+  ONNX_NAMESPACE::TensorProto* target = g->add_initializer();
+  target->set_name("target");
+  target->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+  target->add_dims(1);
+  target->add_int64_data(-1);
+  g->add_input()->set_name("x");
+  g->add_output()->set_name("y");
+  ONNX_NAMESPACE::NodeProto* reshape = g->add_node();
+  reshape->set_op_type("Reshape");
+  reshape->add_input("x");
+  reshape->add_input("target");
+  reshape->add_output("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("a mapped file read past its new end reads zeros and says so", "[ir][file]") {
+  TempFile file("file_bytes");
+  file.Write(std::string(1 << 20, 'x'));
+  auto bytes = FileBytes::Open(file.path());
+  REQUIRE(bytes.ok());
+  REQUIRE(bytes->bytes().size() == size_t{1} << 20);
+  CHECK_FALSE(bytes->truncated());
+  REQUIRE(::truncate(file.path().c_str(), 4096) == 0);
+  // Past the end: without the guard, SIGBUS here.
+  CHECK(bytes->bytes()[size_t{1} << 19] == '\0');
+  CHECK(bytes->bytes()[100] == 'x');
+  CHECK(bytes->truncated());
+  bytes->Release();
+  CHECK(bytes->truncated());
+}
+
+TEST_CASE("a model file truncated after it was opened is reported, not linted", "[ir][file]") {
+  TempFile file("file_bytes_model");
+  file.Write(ModelBytes());
+  {
+    // The same file, left whole, loads.
+    auto bytes = FileBytes::Open(file.path());
+    REQUIRE(bytes.ok());
+    auto model = LoadOpenedFile(*bytes, file.path(), ModelFormat::kBinary);
+    INFO(model.status().message());
+    CHECK(model.ok());
+  }
+  auto bytes = FileBytes::Open(file.path());
+  REQUIRE(bytes.ok());
+  REQUIRE(::truncate(file.path().c_str(), 1 << 20) == 0);
+  auto model = LoadOpenedFile(*bytes, file.path(), ModelFormat::kBinary);
+  REQUIRE_FALSE(model.ok());
+  CHECK(std::string(model.status().message()) ==
+        file.path() +
+            ": the file was truncated while it was read (rewritten by another process?); lint "
+            "it again once it is complete");
+}
+
+TEST_CASE("SIGBUS from a mapping the loader does not own still ends the process", "[ir][file]") {
+  TempFile file("file_bytes_other");
+  file.Write(std::string(1 << 16, 'x'));
+  {
+    // Installs the handler.
+    auto bytes = FileBytes::Open(file.path());
+    REQUIRE(bytes.ok());
+  }
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    // Only async-signal-safe calls from here: the parent has threads. The report of the
+    // sanitizers' handler, when they are built in, would only clutter the test's output.
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDERR_FILENO);
+    const int fd = ::open(file.path().c_str(), O_RDONLY);
+    void* p = fd < 0 ? MAP_FAILED : ::mmap(nullptr, 1 << 16, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED || ::ftruncate(::open(file.path().c_str(), O_WRONLY), 0) != 0) _exit(3);
+    const volatile char* past_end = static_cast<const char*>(p) + (1 << 15);
+    (void)*past_end;
+    _exit(0);  // the read went on: the handler took a mapping that is not its own
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  CHECK_FALSE((WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)));
+}
+
+}  // namespace
+}  // namespace shapelint::ir
