@@ -33,7 +33,7 @@ struct GuardSlot {
 constexpr int kGuardSlots = 64;
 GuardSlot guard_slots[kGuardSlots];
 // Both set once, before the handler is installed; sysconf may not be called in a handler.
-uintptr_t page_size = 0;
+size_t page_size = 0;
 struct sigaction previous_sigbus;
 
 void OnSigbus(int sig, siginfo_t* info, void* context) {
@@ -69,7 +69,7 @@ void OnSigbus(int sig, siginfo_t* info, void* context) {
 void InstallSigbusHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
-    page_size = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    page_size = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     struct sigaction action {};
     action.sa_sigaction = OnSigbus;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -171,9 +171,8 @@ bool FileBytes::truncated() const {
 }
 
 void FileBytes::DropPagesBefore(size_t offset) {
-  if (mapped_ == nullptr) return;
-  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t end = std::min(offset, size_) / page * page;
+  if (mapped_ == nullptr) return;  // else Open installed the handler, which set page_size
+  const size_t end = std::min(offset, size_) / page_size * page_size;
   const size_t begin = dropped_ <= end ? dropped_ : 0;
   if (end > begin) ::madvise(static_cast<char*>(mapped_) + begin, end - begin, MADV_DONTNEED);
   dropped_ = end;
