@@ -295,23 +295,50 @@ void Analysis::FindPins() {
     samples.push_back(std::move(staggered));
     samples.push_back(std::move(scaled));
   }
-  absl::flat_hash_map<std::tuple<Relation, sym::Expr, sym::Expr>, Verdict> verdicts;
-  for (const Requirement& r : inference_.requirements) {
-    std::vector<std::string> syms = SymbolsOf(r);
-    // Symbols that are not input dims (names from intermediate declarations) cannot be
-    // evaluated at input sizes; such requirements decide nothing here.
-    if (!std::all_of(syms.begin(), syms.end(), [&](auto& s) { return known.contains(s); })) {
-      continue;
+  // A model states the same requirement in every layer: it is classified once. Expressions
+  // are interned, so equal requirements have equal sides.
+  struct Distinct {
+    const Requirement* first;  // in topological order; it stands for its copies
+    std::vector<std::string> syms;
+    int holds = 0, fails = 0;
+    Verdict verdict = Verdict::kHolds;
+  };
+  std::vector<Distinct> distinct;
+  absl::flat_hash_map<std::tuple<Relation, sym::Expr, sym::Expr>, int> index;
+  std::vector<int> of_requirement(inference_.requirements.size(), -1);
+  for (size_t i = 0; i < inference_.requirements.size(); ++i) {
+    const Requirement& r = inference_.requirements[i];
+    auto [it, fresh] = index.try_emplace({r.relation, r.lhs, r.rhs}, -1);
+    if (fresh) {
+      std::vector<std::string> syms = SymbolsOf(r);
+      // Symbols that are not input dims (names from intermediate declarations) cannot be
+      // evaluated at input sizes; such requirements decide nothing here.
+      if (std::all_of(syms.begin(), syms.end(), [&](auto& s) { return known.contains(s); })) {
+        it->second = static_cast<int>(distinct.size());
+        distinct.push_back({&r, std::move(syms)});
+      }
     }
-    // A model states the same requirement in every layer: it is classified once. Expressions
-    // are interned, so equal requirements have equal sides.
-    auto [verdict, fresh] = verdicts.try_emplace({r.relation, r.lhs, r.rhs}, Verdict::kHolds);
-    if (fresh) verdict->second = Classify(r, syms, samples);
-    if (verdict->second == Verdict::kHolds) continue;
-    // Copies hold or fail together: the first one, in topological order, stands for them all.
-    if (fresh) constraints_.push_back(&r);
-    if (verdict->second == Verdict::kConstraint) continue;
-    pins_.push_back({&r, syms, verdict->second == Verdict::kAlwaysFalse, IsUnitRelation(r)});
+    of_requirement[i] = it->second;
+  }
+  // One evaluator per sample for all of them: their sides share most of their subexpressions
+  // (a CNN's spatial dims, a decoder's sequence lengths), which are then evaluated once.
+  for (const sym::Binding& b : samples) {
+    sym::Evaluator evaluate(b);
+    for (Distinct& d : distinct) {
+      const std::optional<bool> h = HoldsUnder(*d.first, evaluate);
+      if (h) (*h ? d.holds : d.fails)++;
+    }
+  }
+  for (Distinct& d : distinct) d.verdict = Classify(*d.first, d.syms, d.holds, d.fails);
+  for (size_t i = 0; i < inference_.requirements.size(); ++i) {
+    if (of_requirement[i] < 0) continue;
+    const Requirement& r = inference_.requirements[i];
+    const Distinct& d = distinct[of_requirement[i]];
+    if (d.verdict == Verdict::kHolds) continue;
+    // Copies hold or fail together: the first one stands for them all.
+    if (d.first == &r) constraints_.push_back(&r);
+    if (d.verdict == Verdict::kConstraint) continue;
+    pins_.push_back({&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r)});
   }
   // A declared dim that the graph computes as another sum of input dims (present_key declared
   // [.., total_seq, ..], computed past_seq + seq) keeps its promise wherever the caller keeps
@@ -378,13 +405,7 @@ bool Analysis::HoldsUnderContracts(const Requirement& r, const std::vector<sym::
 }
 
 Analysis::Verdict Analysis::Classify(const Requirement& r, const std::vector<std::string>& syms,
-                                     const std::vector<sym::Binding>& samples) const {
-  int holds = 0, fails = 0;
-  for (const auto& b : samples) {
-    auto h = HoldsUnder(r, b);
-    if (!h) continue;
-    (*h ? holds : fails)++;
-  }
+                                     int holds, int fails) const {
   if (fails == 0) return Verdict::kHolds;  // holds at every size tried: not a restriction
   // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness, but on
   // its own it is not a baked size.

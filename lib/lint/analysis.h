@@ -133,8 +133,10 @@ class Analysis {
     kPin,          // holds at some sizes only
     kAlwaysFalse,  // fails whatever the sizes
   };
+  // The verdict on a requirement that held at `holds` of the sample bindings and failed at
+  // `fails` of them.
   Verdict Classify(const infer::Requirement& requirement, const std::vector<std::string>& syms,
-                   const std::vector<sym::Binding>& samples) const;
+                   int holds, int fails) const;
   // Requirements that decide whether sizes are acceptable (pins and divisibility).
   bool HoldsAt(const std::vector<const infer::Requirement*>& constraints,
                const sym::Binding& binding) const;
