@@ -20,8 +20,9 @@
 namespace shapelint::ir {
 namespace {
 
-// The mappings the SIGBUS handler may repair. A slot is free while `begin` is 0. The handler
-// only reads the table and stores `hit`: everything it touches is a lock-free atomic.
+// The mappings the SIGBUS handler may repair. `taken` claims a slot for a mapping; the handler
+// ignores a slot while its `begin` is 0. It only reads the table and stores `hit`: everything it
+// touches is a lock-free atomic.
 struct GuardSlot {
   std::atomic<bool> taken{false};
   std::atomic<uintptr_t> begin{0};
