@@ -13,9 +13,11 @@
 namespace shapelint::ir {
 namespace {
 
+using BuildFunction = decltype(&shapelint_onnx_text_build);
 using ParseFunction = decltype(&shapelint_parse_onnx_text);
 
 constexpr char kModuleName[] = "onnx-shapelint-text.so";
+constexpr char kBuild[] = SHAPELINT_VERSION "+abi" SHAPELINT_TEXT_MODULE_ABI;
 
 struct Module {
   ParseFunction parse = nullptr;
@@ -40,8 +42,20 @@ Module Load() {
     // libprotobuf) and lends its symbols to nothing else.
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) return {nullptr, dlerror()};
+    auto build = reinterpret_cast<BuildFunction>(dlsym(handle, "shapelint_onnx_text_build"));
     auto parse = reinterpret_cast<ParseFunction>(dlsym(handle, "shapelint_parse_onnx_text"));
-    if (parse == nullptr) return {nullptr, path.string() + " is not onnx-shapelint's text module"};
+    if (build == nullptr || parse == nullptr) {
+      dlclose(handle);
+      return {nullptr, path.string() +
+                           " is not onnx-shapelint's text module, or comes from an older "
+                           "onnx-shapelint; install the binary and the module together"};
+    }
+    if (const std::string theirs = build(); theirs != kBuild) {
+      dlclose(handle);
+      return {nullptr, path.string() + " comes from onnx-shapelint " + theirs +
+                           ", not from this binary's build (" + kBuild +
+                           "); install the binary and the module together"};
+    }
     return {parse, ""};
   }
   return {nullptr, std::string("reading ONNX's text format needs ") + kModuleName +

@@ -5,6 +5,10 @@
 
 #include "ir/onnx_text.h"
 
+__attribute__((visibility("default"))) const char* shapelint_onnx_text_build() {
+  return SHAPELINT_VERSION "+abi" SHAPELINT_TEXT_MODULE_ABI;
+}
+
 __attribute__((visibility("default"))) bool shapelint_parse_onnx_text(
     const char* text, ONNX_NAMESPACE::ModelProto* model, std::string* error) {
   return shapelint::ir::ParseOnnxText(text, *model, *error) == shapelint::ir::TextParse::kParsed;

@@ -27,8 +27,17 @@ TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std
 
 }  // namespace shapelint::ir
 
-// The entry point of the module onnx-shapelint-text.so (tools/onnx_text_module.cc), which the
-// binary finds by this name: true when parsed, false with the parser's message in `error`.
+// The entry points of the module onnx-shapelint-text.so (tools/onnx_text_module.cc), which the
+// binary finds by these names.
+//
+// The build the module comes from: SHAPELINT_VERSION "+abi" SHAPELINT_TEXT_MODULE_ABI. The
+// binary calls the parser only when this is its own, so that a module left over from another
+// version or build is refused with a message instead of being called with the wrong contract.
+extern "C" const char* shapelint_onnx_text_build();
+// Bumped whenever shapelint_parse_onnx_text changes its signature or meaning.
+#define SHAPELINT_TEXT_MODULE_ABI "1"
+
+// True when parsed, false with the parser's message in `error`.
 extern "C" bool shapelint_parse_onnx_text(const char* text, ONNX_NAMESPACE::ModelProto* model,
                                           std::string* error);
 
