@@ -26,8 +26,9 @@ TensorFact IntList(const std::vector<int64_t>& values, bool scalar, OriginId ori
 void InferConstant(OpContext& ctx) {
   const ir::Node node = ctx.node();
   for (int k = 0; k < node.attribute_size(); ++k) {
-    const ir::AttributeRef ref = node.attribute(k);
-    const AttributeProto& a = *ref;
+    const AttributeProto* parsed = ctx.AttrAt(k);
+    if (parsed == nullptr) continue;
+    const AttributeProto& a = *parsed;
     OriginId origin =
         ctx.AddOrigin({Origin::Kind::kConstantNode, &ctx.graph(), ctx.node_index(), a.name()});
     if (a.name() == "value" && a.type() == AttributeProto::TENSOR) {

@@ -31,7 +31,9 @@ std::optional<Dims> BroadcastShapes(OpContext& ctx, const std::vector<const Tens
     }
     out[axis] = BroadcastDim(
         ctx, dims, RequirementKind::kBroadcast,
-        absl::StrCat(ctx.node().op_type(), " operands broadcast at output axis ", axis),
+        [&] {
+          return absl::StrCat(ctx.node().op_type(), " operands broadcast at output axis ", axis);
+        },
         static_cast<int64_t>(axis));
   }
   return out;

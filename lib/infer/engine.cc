@@ -168,7 +168,8 @@ class Propagator : public SubgraphRunner {
     std::vector<TensorFact> outputs(node.output_size());
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     OpInferFn fn = FindOp(node.domain(), node.op_type());
-    OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs);
+    OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs,
+                  &attribute_scratch_);
     ctx.set_record_requirements(scope.record_requirements);
     ControlFlowFn control = default_domain ? FindControlFlow(node.op_type()) : nullptr;
     const sym::CapHits caps_before = sym::CapHitsSoFar();
@@ -268,6 +269,7 @@ class Propagator : public SubgraphRunner {
 
   const ir::Model& model_;
   Inference& out_;
+  AttributeScratch attribute_scratch_;
   int depth_ = 0;
   // The scope each graph is being inferred in, for subgraphs to reach their outer values.
   absl::flat_hash_map<const ir::Graph*, const Scope*> scopes_;

@@ -46,14 +46,36 @@ const TensorFact& OpContext::in(size_t i) const {
   return has_input(i) ? *inputs_[i] : kUnknown;
 }
 
+AttributeProto* AttributeScratch::Take() {
+  if (used_ == messages_.size()) messages_.push_back(std::make_unique<AttributeProto>());
+  return messages_[used_++].get();
+}
+
+void AttributeScratch::GiveBack(size_t used) {
+  // A message keeps the capacity of the largest value parsed into it until it is freed.
+  constexpr size_t kKeptBytes = 64 * 1024;
+  for (; used_ > used; --used_) {
+    std::unique_ptr<AttributeProto>& m = messages_[used_ - 1];
+    if (m->ByteSizeLong() > kKeptBytes) m = std::make_unique<AttributeProto>();
+  }
+}
+
+const AttributeProto* OpContext::AttrAt(int k) const {
+  ir::AttributeRef a = node().attribute(k, scratch_ != nullptr ? scratch_->Take() : nullptr);
+  if (!a) return nullptr;
+  held_.push_back(std::move(a));
+  return held_.back().get();
+}
+
 const AttributeProto* OpContext::Attr(std::string_view name) const {
   for (const ir::AttributeRef& a : held_) {
     if (a->name() == name) return a.get();
   }
-  ir::AttributeRef a = node().FindAttribute(name);
-  if (!a) return nullptr;
-  held_.push_back(std::move(a));
-  return held_.back().get();
+  const ir::Node n = node();
+  for (int k = 0; k < n.attribute_size(); ++k) {
+    if (n.attribute_name(k) == name) return AttrAt(k);
+  }
+  return nullptr;
 }
 
 const AttributeProto* OpContext::TypedAttr(std::string_view name,

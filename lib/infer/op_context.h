@@ -6,6 +6,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,16 +19,44 @@ namespace shapelint::infer {
 
 using Dims = std::vector<sym::MaybeExpr>;
 
+// The messages the attributes an op reads are parsed into, reused from node to node: a message
+// parsed again keeps its allocations, so reading a node's attributes allocates and frees nothing
+// once the first nodes have been read (each new message cost as much as its parse to build and
+// free; docs/performance.md). A stack: each OpContext takes messages above those of the contexts
+// still alive around it (a control-flow op infers its subgraphs inside its own context) and
+// gives them back when it ends.
+class AttributeScratch {
+ public:
+  ONNX_NAMESPACE::AttributeProto* Take();
+  size_t used() const { return used_; }
+  // Gives back every message above `used`; one that held a large value (a Constant's weights) is
+  // freed rather than kept at that size.
+  void GiveBack(size_t used);
+
+ private:
+  std::vector<std::unique_ptr<ONNX_NAMESPACE::AttributeProto>> messages_;
+  size_t used_ = 0;
+};
+
 class OpContext {
  public:
+  // `scratch`, when given, is where attributes are parsed; it must outlive the context.
   OpContext(const ir::Graph& graph, int node, int64_t opset, Inference& inference,
-            std::vector<const TensorFact*> inputs, std::vector<TensorFact>& outputs)
+            std::vector<const TensorFact*> inputs, std::vector<TensorFact>& outputs,
+            AttributeScratch* scratch = nullptr)
       : graph_(graph),
         node_index_(node),
         opset_(opset),
         inference_(inference),
         inputs_(std::move(inputs)),
-        outputs_(outputs) {}
+        outputs_(outputs),
+        scratch_(scratch),
+        scratch_used_(scratch != nullptr ? scratch->used() : 0) {}
+  ~OpContext() {
+    if (scratch_ != nullptr) scratch_->GiveBack(scratch_used_);
+  }
+  OpContext(const OpContext&) = delete;
+  OpContext& operator=(const OpContext&) = delete;
 
   ir::Node node() const { return graph_.node(node_index_); }
   int node_index() const { return node_index_; }
@@ -49,6 +78,9 @@ class OpContext {
     return discarded_;
   }
 
+  // The node's attribute `k` (in the node's order) and its first attribute named `name`; null
+  // when it has none. Valid as long as the context.
+  const ONNX_NAMESPACE::AttributeProto* AttrAt(int k) const;
   const ONNX_NAMESPACE::AttributeProto* Attr(std::string_view name) const;
   std::optional<int64_t> AttrInt(std::string_view name) const;
   int64_t AttrInt(std::string_view name, int64_t fallback) const;
@@ -95,6 +127,8 @@ class OpContext {
   std::vector<TensorFact>& outputs_;
   bool record_requirements_ = true;
   mutable std::string bad_attribute_;
+  AttributeScratch* scratch_;
+  size_t scratch_used_;
   // Attributes parsed for this op: what Attr() returns points into them.
   mutable std::vector<ir::AttributeRef> held_;
   TensorFact discarded_;

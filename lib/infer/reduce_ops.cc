@@ -223,10 +223,13 @@ void InferEinsum(OpContext& ctx) {
   // broadcast, so the requirement is broadcast compatibility, which never overclaims.
   std::map<char, MaybeExpr> dim_of;
   for (const auto& [letter, dims] : letter_dims) {
-    dim_of[letter] = BroadcastDim(ctx, dims, RequirementKind::kInnerDim,
-                                  absl::StrCat("Einsum: every '", std::string(1, letter), "' in \"",
-                                               *attr, "\" has the same size"),
-                                  -1);
+    dim_of[letter] = BroadcastDim(
+        ctx, dims, RequirementKind::kInnerDim,
+        [&] {
+          return absl::StrCat("Einsum: every '", std::string(1, letter), "' in \"", *attr,
+                              "\" has the same size");
+        },
+        -1);
   }
   // The dims of "..." broadcast across operands, right-aligned.
   size_t ell_rank = 0;
@@ -237,9 +240,10 @@ void InferEinsum(OpContext& ctx) {
     for (const Dims& e : ellipses) {
       if (k + e.size() >= ell_rank) ops.push_back({e[k + e.size() - ell_rank], kNoOrigin});
     }
-    ell_dims[k] = BroadcastDim(ctx, ops, RequirementKind::kBroadcast,
-                               absl::StrCat("Einsum: \"...\" operands broadcast at axis ", k),
-                               static_cast<int64_t>(k));
+    ell_dims[k] = BroadcastDim(
+        ctx, ops, RequirementKind::kBroadcast,
+        [&] { return absl::StrCat("Einsum: \"...\" operands broadcast at axis ", k); },
+        static_cast<int64_t>(k));
   }
   EinsumTerm output;
   if (arrow != std::string::npos) {

@@ -3,6 +3,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "infer/ops.h"
+#include "shapelint/ir/name_hash.h"
 
 namespace shapelint::infer {
 namespace {
@@ -271,7 +272,7 @@ OpInferFn Lookup(const OpEntry (&entries)[N], std::string_view op_type) {
 
 OpInferFn FindOp(std::string_view op_type) {
   static const auto* table = [] {
-    auto* t = new absl::flat_hash_map<std::string_view, OpInferFn>();
+    auto* t = new ir::NameMap<OpInferFn>();
     for (const OpEntry& e : kOps) t->emplace(e.op_type, e.fn);
     return t;
   }();

@@ -117,9 +117,10 @@ void InferExpand(OpContext& ctx) {
       const Element& e = t[axis + tr - rank];
       operands.push_back({e.value, LiteralOrigin(ctx, e.origin)});
     }
-    out[axis] = BroadcastDim(ctx, operands, RequirementKind::kBroadcast,
-                             absl::StrCat("Expand input vs target shape at output axis ", axis),
-                             static_cast<int64_t>(axis));
+    out[axis] = BroadcastDim(
+        ctx, operands, RequirementKind::kBroadcast,
+        [&] { return absl::StrCat("Expand input vs target shape at output axis ", axis); },
+        static_cast<int64_t>(axis));
   }
   out = WithoutNegative(std::move(out));
   y.shape = out;

@@ -239,7 +239,7 @@ std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& ax
 }
 
 MaybeExpr BroadcastDim(OpContext& ctx, const std::vector<BroadcastOperand>& operands,
-                       RequirementKind kind, const std::string& what, int64_t axis) {
+                       RequirementKind kind, absl::FunctionRef<std::string()> what, int64_t axis) {
   std::vector<BroadcastOperand> non_one;
   bool unknown = false;
   for (const BroadcastOperand& op : operands) {
@@ -252,12 +252,14 @@ MaybeExpr BroadcastDim(OpContext& ctx, const std::vector<BroadcastOperand>& oper
     for (const BroadcastOperand& n : non_one) seen = seen || *n.dim == *op.dim;
     if (!seen) non_one.push_back(op);
   }
+  std::string text;
   for (size_t i = 1; i < non_one.size(); ++i) {
+    if (i == 1) text = what();
     // The literal side, if any, goes on the right so that blame can follow its origin.
     const BroadcastOperand* lhs = &non_one[0];
     const BroadcastOperand* rhs = &non_one[i];
     if (lhs->origin != kNoOrigin && rhs->origin == kNoOrigin) std::swap(lhs, rhs);
-    ctx.Require(kind, Relation::kBroadcastable, lhs->dim, rhs->dim, what, rhs->origin, axis);
+    ctx.Require(kind, Relation::kBroadcastable, lhs->dim, rhs->dim, text, rhs->origin, axis);
   }
   if (unknown) return std::nullopt;  // an unknown dim may be 1 or not
   if (non_one.empty()) return Expr::Constant(1);

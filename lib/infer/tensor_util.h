@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "infer/op_context.h"
 
 namespace shapelint::infer {
@@ -92,9 +93,11 @@ struct BroadcastOperand {
 };
 // Result dim of multidirectional (numpy) broadcasting at one output axis, recording that the
 // operands must be compatible (`kind`, relation kBroadcastable). Unknown when an operand dim is
-// unknown, since it may be 1 or not.
+// unknown, since it may be 1 or not. `what` says what the requirement is; it is called only when
+// there is one (most broadcasts meet equal dims or 1s, and the text would be thrown away).
 sym::MaybeExpr BroadcastDim(OpContext& ctx, const std::vector<BroadcastOperand>& operands,
-                            RequirementKind kind, const std::string& what, int64_t axis);
+                            RequirementKind kind, absl::FunctionRef<std::string()> what,
+                            int64_t axis);
 
 // Index of the element of an operand with `shape` (right-aligned, dims of 1 broadcast) that
 // feeds output element `flat` of a tensor with `out_shape`.

@@ -68,6 +68,10 @@ AttributeRef Node::attribute(int i) const {
   return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i);
 }
 
+AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
+  return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i, scratch);
+}
+
 AttributeRef Node::FindAttribute(std::string_view name) const {
   const int32_t end = graph_->AttributesEnd(index_);
   for (int32_t k = graph_->nodes_[index_].attributes_begin; k < end; ++k) {
@@ -76,9 +80,15 @@ AttributeRef Node::FindAttribute(std::string_view name) const {
   return AttributeRef();
 }
 
-AttributeRef Graph::AttributeAt(int32_t k) const {
+AttributeRef Graph::AttributeAt(int32_t k, AttributeProto* scratch) const {
   const AttributeRecord& a = attributes_[k];
   if (a.parsed != nullptr) return AttributeRef(a.parsed);
+  if (scratch != nullptr) {
+    scratch->Clear();
+    // The same bytes parsed when the model was loaded: this cannot fail.
+    if (!ParseAttribute(a.bytes, *scratch)) return AttributeRef();
+    return AttributeRef(static_cast<const AttributeProto*>(scratch));
+  }
   auto parsed = std::make_unique<AttributeProto>();
   // The same bytes parsed when the model was loaded: this cannot fail.
   if (!ParseAttribute(a.bytes, *parsed)) return AttributeRef();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "shapelint/ir/name_hash.h"
 
 namespace shapelint::ir {
 
@@ -27,7 +28,7 @@ class StringStore {
   std::vector<std::unique_ptr<char[]>> blocks_;
   size_t used_ = kBlockSize;  // in blocks_.back()
   std::deque<std::string> strings_;
-  absl::flat_hash_map<std::string_view, const std::string*> interned_;
+  NameMap<const std::string*> interned_;
 };
 
 }  // namespace shapelint::ir

@@ -384,6 +384,12 @@ void AppendWide(const ExprNode* p, Wide scale, WidePoly* out) {
   for (const Term& t : p->terms) out->terms.push_back(WideTerm{t.coeff * scale, t.monomial});
 }
 
+// The constant `c` itself: adding 0 or multiplying by 1 gives the other operand back, which is
+// already canonical (and interned), without building and interning it again.
+bool IsConstantNode(const ExprNode* n, int64_t c) {
+  return n->kind == NodeKind::kPoly && n->terms.empty() && n->constant == c;
+}
+
 MaybeExpr Combine(const ExprNode* a, const ExprNode* b, Wide b_scale) {
   WidePoly poly;
   AppendWide(a, 1, &poly);
@@ -858,11 +864,14 @@ size_t Expr::Hash() const { return absl::HashOf(node_); }
 
 MaybeExpr Add(const MaybeExpr& a, const MaybeExpr& b) {
   if (!a || !b) return std::nullopt;
+  if (IsConstantNode(b->node(), 0)) return a;
+  if (IsConstantNode(a->node(), 0)) return b;
   return Combine(a->node(), b->node(), 1);
 }
 
 MaybeExpr Sub(const MaybeExpr& a, const MaybeExpr& b) {
   if (!a || !b) return std::nullopt;
+  if (IsConstantNode(b->node(), 0)) return a;
   return Combine(a->node(), b->node(), -1);
 }
 
@@ -873,6 +882,8 @@ MaybeExpr Neg(const MaybeExpr& a) {
 
 MaybeExpr Mul(const MaybeExpr& a, const MaybeExpr& b) {
   if (!a || !b) return std::nullopt;
+  if (IsConstantNode(b->node(), 1)) return a;
+  if (IsConstantNode(a->node(), 1)) return b;
   const ExprNode* x = a->node();
   const ExprNode* y = b->node();
   // Scaling by a constant keeps the monomials; no need to distribute.

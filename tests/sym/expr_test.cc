@@ -73,6 +73,15 @@ TEST_CASE("constants and symbols", "[sym]") {
   CHECK(Get(Mul(S("n"), C(1))) == S("n"));
   CHECK(Get(Neg(Neg(S("n")))) == S("n"));
   CHECK(Get(Add(S("n"), C(0))) == S("n"));
+  // Adding 0 and multiplying by 1 give the other operand back, on either side; subtracting from
+  // 0 negates.
+  CHECK(Get(Mul(C(1), S("n"))) == S("n"));
+  CHECK(Get(Add(C(0), S("n"))) == S("n"));
+  CHECK(Get(Sub(S("n"), C(0))) == S("n"));
+  CHECK(Get(Sub(C(0), S("n"))) == Get(Neg(S("n"))));
+  CHECK(Get(Sub(C(0), S("n"))) != S("n"));
+  CHECK(Get(Mul(C(1), C(1))) == C(1));
+  CHECK(Get(Add(C(0), C(0))) == C(0));
 }
 
 TEST_CASE("unknown operands stay unknown", "[sym]") {

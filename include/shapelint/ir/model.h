@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "shapelint/ir/name_hash.h"
 
 namespace shapelint::ir {
 
@@ -122,6 +123,10 @@ class Node {
   // Name of attribute `i`, without parsing it.
   std::string_view attribute_name(int i) const;
   AttributeRef attribute(int i) const;
+  // The same, parsed into `*scratch` (cleared first) unless the model holds it parsed already:
+  // valid while `*scratch` is and until the next parse into it. Parsing again into one message
+  // reuses its allocations, which the engine does for every node (lib/infer/op_context.h).
+  AttributeRef attribute(int i, ONNX_NAMESPACE::AttributeProto* scratch) const;
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
 
@@ -224,7 +229,7 @@ class Graph {
     std::string_view bytes;
     const ONNX_NAMESPACE::AttributeProto* parsed;
   };
-  AttributeRef AttributeAt(int32_t k) const;
+  AttributeRef AttributeAt(int32_t k, ONNX_NAMESPACE::AttributeProto* scratch = nullptr) const;
   struct Value {
     std::string_view name;  // a view into the proto or the model's StringStore
     int32_t producer = -1;
@@ -251,7 +256,7 @@ class Graph {
   std::vector<const std::string*> domains_;  // the few distinct domains of the nodes
   std::vector<AttributeRecord> attributes_;
   std::vector<Value> values_;
-  absl::flat_hash_map<std::string_view, ValueId> ids_;
+  NameMap<ValueId> ids_;
   // Inputs then outputs of each node: node i's inputs are node_io_[node_io_begin_[2i],
   // node_io_begin_[2i+1]), its outputs run to node_io_begin_[2i+2].
   std::vector<ValueId> node_io_;

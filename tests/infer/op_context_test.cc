@@ -1,0 +1,141 @@
+// How op functions read attributes: the messages they are parsed into are reused from node to
+// node (AttributeScratch), which must never hand an op a message another live reader holds.
+#include "infer/op_context.h"
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "infer/infer_fixture.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/load.h"
+
+namespace shapelint::infer {
+namespace {
+
+// The main graph's nodes of a binary model keep their attributes serialized (parsed when read,
+// into the scratch messages); those of a text model are parsed once with the model.
+std::unique_ptr<ir::Model> LoadBinary(const std::string& text) {
+  auto parsed = ir::LoadModelFromBytes(text, "test.onnxtxt");
+  REQUIRE(parsed.ok());
+  auto binary = ir::LoadModelFromBytes((*parsed)->CompleteProto().SerializeAsString(), "test.onnx");
+  INFO(binary.status().message());
+  REQUIRE(binary.ok());
+  return *std::move(binary);
+}
+
+std::string FloatList(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(i % 7) + ".5";
+  return s;
+}
+
+TEST_CASE("an op reads all its attributes at once from a binary model", "[infer]") {
+  // Each op reads several attributes and keeps all of them while it works: were two of them
+  // parsed into one message, the first would read as the second.
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 3, 12, 12] x, float[4, 6] a, float[5, 4] b) => (float[?, ?, ?, ?] p, float[?, ?] y) {
+  p = AveragePool <kernel_shape = [3, 2], strides = [3, 2], pads = [0, 1, 0, 1]> (x)
+  y = Gemm <transA = 1, transB = 1, alpha = 2.0> (a, b)
+  c = Constant <value = int64[2] {3, 4}> ()
+  t = Transpose <perm = [1, 0]> (a)
+  s = Concat <axis = 0> (c, c)
+})";
+  const auto model = LoadBinary(text);
+  const Run binary{nullptr, Infer(*model)};
+  const Run parsed = InferWith("\"\" : 17", text.substr(text.find('\n') + 1));
+  // H: floor((12 - 3) / 3) + 1 = 4; W: floor((12 + 2 - 2) / 2) + 1 = 7.
+  CHECK(binary.Shape("p") == "[N, 3, 4, 7]");
+  // A^T (6 x 4) times B^T (4 x 5).
+  CHECK(binary.Shape("y") == "[6, 5]");
+  CHECK(binary.Shape("t") == "[6, 4]");
+  CHECK(binary.Values("s") == "{3, 4, 3, 4}");
+  for (const char* value : {"p", "y", "c", "t", "s"}) {
+    INFO(value);
+    CHECK(binary.Shape(value) == parsed.Shape(value));
+    CHECK(binary.Values(value) == parsed.Values(value));
+  }
+}
+
+TEST_CASE("attribute messages are a stack over nested contexts", "[infer]") {
+  const auto model = LoadBinary(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] a) => (float[3, 2] t) {
+  t = Transpose <perm = [1, 0]> (a)
+  s = Concat <axis = 0> (a, a)
+  g0 = Gemm <transA = 1, alpha = 0.5> (a, a)
+})");
+  const ir::Graph& g = model->graph();
+  Inference inference;
+  std::vector<TensorFact> outputs(1);
+  AttributeScratch scratch;
+
+  OpContext outer(g, 0, 17, inference, {}, outputs, &scratch);
+  const auto* perm = outer.Attr("perm");
+  REQUIRE(perm != nullptr);
+  CHECK(scratch.used() == 1);
+  {
+    OpContext inner(g, 1, 17, inference, {}, outputs, &scratch);
+    REQUIRE(inner.AttrInt("axis") == 0);
+    CHECK(scratch.used() == 2);
+    {
+      OpContext innermost(g, 2, 17, inference, {}, outputs, &scratch);
+      CHECK(innermost.AttrInt("transA") == 1);
+      CHECK(innermost.AttrFloat("alpha") == 0.5f);
+      CHECK(scratch.used() == 4);
+    }
+    CHECK(scratch.used() == 2);
+    CHECK(inner.AttrInt("axis") == 0);
+  }
+  CHECK(scratch.used() == 1);
+  // The outer context's attribute outlived the inner ones, untouched.
+  CHECK(perm->name() == "perm");
+  REQUIRE(perm->ints_size() == 2);
+  CHECK(perm->ints(0) == 1);
+  CHECK(perm->ints(1) == 0);
+  // Read again, it is the same message, not a new parse.
+  CHECK(outer.Attr("perm") == perm);
+  CHECK(outer.Attr("missing") == nullptr);
+  CHECK(scratch.used() == 1);
+}
+
+TEST_CASE("a message that held a large value is not kept at that size", "[infer]") {
+  const auto model = LoadBinary(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] a) => (float[20000] big) {
+  big = Constant <value_floats = [)" +
+                                FloatList(20000) + R"(]> ()
+  small = Constant <value = int64[2] {1, 2}> ()
+})");
+  const ir::Graph& g = model->graph();
+  Inference inference;
+  std::vector<TensorFact> outputs(1);
+  AttributeScratch scratch;
+  const ONNX_NAMESPACE::AttributeProto* first = nullptr;
+  {
+    OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+    first = small.AttrAt(0);
+    REQUIRE(first != nullptr);
+  }
+  {
+    // A small value: the message is parsed into again.
+    OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+    CHECK(small.AttrAt(0) == first);
+  }
+  {
+    OpContext big(g, 0, 17, inference, {}, outputs, &scratch);
+    const auto* value = big.AttrAt(0);
+    REQUIRE(value != nullptr);
+    CHECK(value == first);
+    CHECK(value->floats_size() == 20000);
+  }
+  // 80 KB of floats (a tensor's payload would have been skipped at load): the message was replaced
+  // by a fresh one when given back.
+  OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+  const auto* again = small.AttrAt(0);
+  REQUIRE(again != nullptr);
+  CHECK(again != first);
+  CHECK(again->t().int64_data_size() + again->t().raw_data().size() / 8 == 2);
+}
+
+}  // namespace
+}  // namespace shapelint::infer
