@@ -110,12 +110,18 @@ absl::Status OpenError(const std::string& path, const std::string& message) {
 
 }  // namespace
 
+// Smaller files are read, not mapped. Unmapping in a process with other threads makes the kernel
+// flush the other cores' TLBs: with a thread per core linting small models, that cost more than
+// the models (docs/performance.md). A read copies the bytes, which is nothing at this size.
+constexpr off_t kMapFrom = 256 * 1024;
+
 absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path) {
   FileBytes f;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return OpenError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && st.st_size >= kMapFrom) {
     void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
       f.mapped_ = p;
@@ -125,7 +131,8 @@ absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path) {
       return f;
     }
   }
-  // Pipes, devices and file systems without mmap: read it all.
+  // Small files, pipes, devices and file systems without mmap: read it all.
+  if (regular && st.st_size > 0) f.buffer_.reserve(static_cast<size_t>(st.st_size));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof(buffer));

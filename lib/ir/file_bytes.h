@@ -1,5 +1,6 @@
-// A model file's bytes: mapped into memory when it is a regular file (pages are read from disk
-// only when touched, and skimming leaves the weights untouched), read into a buffer otherwise.
+// A model file's bytes: mapped into memory when it is a regular file of 256 KiB or more (pages
+// are read from disk only when touched, and skimming leaves the weights untouched), read into a
+// buffer otherwise.
 //
 // A mapped file that another process truncates while it is read (an exporter rewriting the
 // model, `git checkout`) would end the process with SIGBUS at the first page past its new end.
@@ -33,6 +34,8 @@ class FileBytes {
   void Release();
 
   std::string_view bytes() const;
+  // Whether the bytes are a mapping of the file (files of 256 KiB or more) rather than a copy.
+  bool mapped() const { return mapped_ != nullptr; }
 
   // Whether a read found the file shorter than when it was opened: the bytes read there were
   // zeros, not the file's. Checked by the loader after everything it read.

@@ -330,14 +330,14 @@ class GraphBuilder {
 
  private:
   ValueId Intern(std::string_view name) {
-    if (strings_ != nullptr) {
-      // The name is a view into bytes that go away after loading: copied when first seen.
-      auto it = g_->ids_.find(name);
-      if (it != g_->ids_.end()) return it->second;
-      name = strings_->Keep(name);
-    }
-    auto [it, inserted] = g_->ids_.try_emplace(name, static_cast<ValueId>(g_->values_.size()));
-    if (inserted) g_->values_.push_back({name});
+    // One lookup, one hash: a name is copied only when first seen (with wire nodes it is a view
+    // into bytes that go away after loading), under the hash it was looked up with.
+    const auto id = static_cast<ValueId>(g_->values_.size());
+    auto it = g_->ids_.lazy_emplace(name, [&](const auto& construct) {
+      const std::string_view kept = strings_ != nullptr ? strings_->Keep(name) : name;
+      g_->values_.push_back({kept});
+      construct(kept, id);
+    });
     return it->second;
   }
 

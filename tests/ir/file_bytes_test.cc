@@ -62,6 +62,28 @@ std::string ModelBytes() {
   return m.SerializeAsString();
 }
 
+TEST_CASE("small files are read, large ones mapped", "[ir][file]") {
+  TempFile file("file_bytes");
+  for (size_t size :
+       {size_t{1}, size_t{100}, size_t{256 * 1024 - 1}, size_t{256 * 1024}, size_t{1} << 20}) {
+    INFO(size);
+    std::string content(size, 'a');
+    content.back() = 'z';
+    file.Write(content);
+    auto bytes = FileBytes::Open(file.path());
+    REQUIRE(bytes.ok());
+    CHECK(bytes->mapped() == (size >= 256 * 1024));
+    CHECK(bytes->bytes() == content);
+    CHECK_FALSE(bytes->truncated());
+  }
+  // An empty file has nothing to map.
+  file.Write("");
+  auto empty = FileBytes::Open(file.path());
+  REQUIRE(empty.ok());
+  CHECK_FALSE(empty->mapped());
+  CHECK(empty->bytes().empty());
+}
+
 TEST_CASE("a mapped file read past its new end reads zeros and says so", "[ir][file]") {
   TempFile file("file_bytes");
   file.Write(std::string(1 << 20, 'x'));
