@@ -160,16 +160,16 @@ class Propagator : public SubgraphRunner {
     const ir::Graph& g = *scope.graph;
     const auto& node = g.node(index);
     const absl::Span<const ir::ValueId> input_ids = g.InputIds(index);
-    std::vector<const TensorFact*> inputs;
+    OpContext::Inputs inputs;
     inputs.reserve(input_ids.size());
     for (ir::ValueId id : input_ids) {
       inputs.push_back(id == ir::kNoValue ? nullptr : scope.Find(id));
     }
-    std::vector<TensorFact> outputs(node.output_size());
+    absl::InlinedVector<TensorFact, 2> outputs(node.output_size());
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     OpInferFn fn = FindOp(node.domain(), node.op_type());
-    OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs), outputs,
-                  &attribute_scratch_);
+    OpContext ctx(g, index, model_.OpsetVersion(node.domain()), out_, std::move(inputs),
+                  absl::MakeSpan(outputs), &attribute_scratch_);
     ctx.set_record_requirements(scope.record_requirements);
     ControlFlowFn control = default_domain ? FindControlFlow(node.op_type()) : nullptr;
     const sym::CapHits caps_before = sym::CapHitsSoFar();

@@ -46,22 +46,26 @@ const TensorFact& OpContext::in(size_t i) const {
   return has_input(i) ? *inputs_[i] : kUnknown;
 }
 
-AttributeProto* AttributeScratch::Take() {
-  if (used_ == messages_.size()) messages_.push_back(std::make_unique<AttributeProto>());
-  return messages_[used_++].get();
+AttributeProto* AttributeScratch::Take(size_t serialized_size) {
+  // A message keeps the capacity of the largest value parsed into it until it is freed.
+  constexpr size_t kKeptBytes = 64 * 1024;
+  if (used_ == messages_.size()) messages_.push_back({std::make_unique<AttributeProto>()});
+  Message& m = messages_[used_++];
+  m.large = m.large || serialized_size > kKeptBytes;
+  return m.proto.get();
 }
 
 void AttributeScratch::GiveBack(size_t used) {
-  // A message keeps the capacity of the largest value parsed into it until it is freed.
-  constexpr size_t kKeptBytes = 64 * 1024;
   for (; used_ > used; --used_) {
-    std::unique_ptr<AttributeProto>& m = messages_[used_ - 1];
-    if (m->ByteSizeLong() > kKeptBytes) m = std::make_unique<AttributeProto>();
+    Message& m = messages_[used_ - 1];
+    if (m.large) m = {std::make_unique<AttributeProto>()};
   }
 }
 
 const AttributeProto* OpContext::AttrAt(int k) const {
-  ir::AttributeRef a = node().attribute(k, scratch_ != nullptr ? scratch_->Take() : nullptr);
+  const ir::Node n = node();
+  ir::AttributeRef a = n.attribute(
+      k, scratch_ != nullptr ? scratch_->Take(n.attribute_serialized_size(k)) : nullptr);
   if (!a) return nullptr;
   held_.push_back(std::move(a));
   return held_.back().get();

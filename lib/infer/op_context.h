@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/infer/facts.h"
 
@@ -27,23 +29,31 @@ using Dims = std::vector<sym::MaybeExpr>;
 // gives them back when it ends.
 class AttributeScratch {
  public:
-  ONNX_NAMESPACE::AttributeProto* Take();
+  // A message for an attribute of `serialized_size` bytes.
+  ONNX_NAMESPACE::AttributeProto* Take(size_t serialized_size);
   size_t used() const { return used_; }
-  // Gives back every message above `used`; one that held a large value (a Constant's weights) is
+  // Gives back every message above `used`; one that took a large attribute (a long list) is
   // freed rather than kept at that size.
   void GiveBack(size_t used);
 
  private:
-  std::vector<std::unique_ptr<ONNX_NAMESPACE::AttributeProto>> messages_;
+  struct Message {
+    std::unique_ptr<ONNX_NAMESPACE::AttributeProto> proto;
+    bool large = false;
+  };
+  std::vector<Message> messages_;
   size_t used_ = 0;
 };
 
 class OpContext {
  public:
+  // The facts of the node's inputs, null where an input is omitted. Inline: most nodes have a
+  // few, and the engine builds one list per node.
+  using Inputs = absl::InlinedVector<const TensorFact*, 4>;
+
   // `scratch`, when given, is where attributes are parsed; it must outlive the context.
-  OpContext(const ir::Graph& graph, int node, int64_t opset, Inference& inference,
-            std::vector<const TensorFact*> inputs, std::vector<TensorFact>& outputs,
-            AttributeScratch* scratch = nullptr)
+  OpContext(const ir::Graph& graph, int node, int64_t opset, Inference& inference, Inputs inputs,
+            absl::Span<TensorFact> outputs, AttributeScratch* scratch = nullptr)
       : graph_(graph),
         node_index_(node),
         opset_(opset),
@@ -123,14 +133,14 @@ class OpContext {
   int node_index_;
   int64_t opset_;
   Inference& inference_;
-  std::vector<const TensorFact*> inputs_;
-  std::vector<TensorFact>& outputs_;
+  Inputs inputs_;
+  absl::Span<TensorFact> outputs_;
   bool record_requirements_ = true;
   mutable std::string bad_attribute_;
   AttributeScratch* scratch_;
   size_t scratch_used_;
   // Attributes parsed for this op: what Attr() returns points into them.
-  mutable std::vector<ir::AttributeRef> held_;
+  mutable absl::InlinedVector<ir::AttributeRef, 4> held_;
   TensorFact discarded_;
 
   const ONNX_NAMESPACE::AttributeProto* TypedAttr(

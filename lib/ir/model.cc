@@ -68,6 +68,12 @@ AttributeRef Node::attribute(int i) const {
   return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i);
 }
 
+size_t Node::attribute_serialized_size(int i) const {
+  const Graph::AttributeRecord& a =
+      graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
+  return a.parsed != nullptr ? 0 : a.bytes.size();
+}
+
 AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
   return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i, scratch);
 }

@@ -70,16 +70,16 @@ g (float[2, 3] a) => (float[3, 2] t) {
   std::vector<TensorFact> outputs(1);
   AttributeScratch scratch;
 
-  OpContext outer(g, 0, 17, inference, {}, outputs, &scratch);
+  OpContext outer(g, 0, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
   const auto* perm = outer.Attr("perm");
   REQUIRE(perm != nullptr);
   CHECK(scratch.used() == 1);
   {
-    OpContext inner(g, 1, 17, inference, {}, outputs, &scratch);
+    OpContext inner(g, 1, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
     REQUIRE(inner.AttrInt("axis") == 0);
     CHECK(scratch.used() == 2);
     {
-      OpContext innermost(g, 2, 17, inference, {}, outputs, &scratch);
+      OpContext innermost(g, 2, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
       CHECK(innermost.AttrInt("transA") == 1);
       CHECK(innermost.AttrFloat("alpha") == 0.5f);
       CHECK(scratch.used() == 4);
@@ -112,17 +112,17 @@ g (float[2] a) => (float[20000] big) {
   AttributeScratch scratch;
   const ONNX_NAMESPACE::AttributeProto* first = nullptr;
   {
-    OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+    OpContext small(g, 1, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
     first = small.AttrAt(0);
     REQUIRE(first != nullptr);
   }
   {
     // A small value: the message is parsed into again.
-    OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+    OpContext small(g, 1, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
     CHECK(small.AttrAt(0) == first);
   }
   {
-    OpContext big(g, 0, 17, inference, {}, outputs, &scratch);
+    OpContext big(g, 0, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
     const auto* value = big.AttrAt(0);
     REQUIRE(value != nullptr);
     CHECK(value == first);
@@ -130,7 +130,7 @@ g (float[2] a) => (float[20000] big) {
   }
   // 80 KB of floats (a tensor's payload would have been skipped at load): the message was replaced
   // by a fresh one when given back.
-  OpContext small(g, 1, 17, inference, {}, outputs, &scratch);
+  OpContext small(g, 1, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
   const auto* again = small.AttrAt(0);
   REQUIRE(again != nullptr);
   CHECK(again != first);

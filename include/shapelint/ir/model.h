@@ -127,6 +127,8 @@ class Node {
   // valid while `*scratch` is and until the next parse into it. Parsing again into one message
   // reuses its allocations, which the engine does for every node (lib/infer/op_context.h).
   AttributeRef attribute(int i, ONNX_NAMESPACE::AttributeProto* scratch) const;
+  // Size of attribute `i` as the file serializes it; 0 when the model holds it parsed.
+  size_t attribute_serialized_size(int i) const;
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
 
