@@ -9,14 +9,16 @@ std::string_view StringStore::Keep(std::string_view s) {
   if (s.size() > kBlockSize / 4) {
     // A long name gets its own block, inserted before the current one so that the current
     // block's free space stays usable.
-    auto block = std::make_unique<char[]>(s.size());
+    auto block = std::make_unique_for_overwrite<char[]>(s.size());
     std::memcpy(block.get(), s.data(), s.size());
     std::string_view kept(block.get(), s.size());
     blocks_.insert(blocks_.empty() ? blocks_.end() : blocks_.end() - 1, std::move(block));
     return kept;
   }
   if (kBlockSize - used_ < s.size()) {
-    blocks_.push_back(std::make_unique<char[]>(kBlockSize));
+    // Not zeroed: the bytes are written before they are read, and zeroing a block cost a small
+    // model more than reading it, and touched pages it never used.
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockSize));
     used_ = 0;
   }
   char* at = blocks_.back().get() + used_;

@@ -279,22 +279,27 @@ std::optional<std::vector<int64_t>> Analysis::ShapeAt(std::string_view value,
   return dims;
 }
 
+void Analysis::SetSample(int k, sym::Binding& binding) const {
+  static constexpr int64_t kValues[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 64, 100, 224, 257, 1000};
+  static_assert(std::size(kValues) * 3 == kNumSamples);
+  const int64_t v = kValues[k / 3];
+  for (size_t i = 0; i < symbols_.size(); ++i) {
+    const auto n = static_cast<int64_t>(i);
+    switch (k % 3) {
+      case 0:  // the same
+        binding.Set(symbols_[i], v);
+        break;
+      case 1:  // staggered
+        binding.Set(symbols_[i], v + n);
+        break;
+      default:  // scaled
+        binding.Set(symbols_[i], v * (n + 1) + 1);
+    }
+  }
+}
+
 void Analysis::FindPins() {
   absl::flat_hash_set<std::string> known(symbols_.begin(), symbols_.end());
-  // Bindings that tell a requirement that always holds from one that pins: the same value
-  // for every symbol, and distinct values so that coincidences between symbols show.
-  std::vector<sym::Binding> samples;
-  for (int64_t v : {1, 2, 3, 4, 5, 7, 8, 16, 31, 64, 100, 224, 257, 1000}) {
-    sym::Binding same, staggered, scaled;
-    for (size_t i = 0; i < symbols_.size(); ++i) {
-      same.Set(symbols_[i], v);
-      staggered.Set(symbols_[i], v + static_cast<int64_t>(i));
-      scaled.Set(symbols_[i], v * static_cast<int64_t>(i + 1) + 1);
-    }
-    samples.push_back(std::move(same));
-    samples.push_back(std::move(staggered));
-    samples.push_back(std::move(scaled));
-  }
   // A model states the same requirement in every layer: it is classified once. Expressions
   // are interned, so equal requirements have equal sides.
   struct Distinct {
@@ -322,7 +327,9 @@ void Analysis::FindPins() {
   }
   // One evaluator per sample for all of them: their sides share most of their subexpressions
   // (a CNN's spatial dims, a decoder's sequence lengths), which are then evaluated once.
-  for (const sym::Binding& b : samples) {
+  sym::Binding b;
+  for (int k = 0; k < kNumSamples; ++k) {
+    SetSample(k, b);
     sym::Evaluator evaluate(b);
     for (Distinct& d : distinct) {
       const std::optional<bool> h = HoldsUnder(*d.first, evaluate);
@@ -361,18 +368,21 @@ void Analysis::FindPins() {
                                const Requirement& r = *pin.requirement;
                                if (r.kind != RequirementKind::kDeclaredShape) return false;
                                auto [it, fresh] = kept.try_emplace({r.lhs, r.rhs}, false);
-                               if (fresh) it->second = HoldsUnderContracts(r, contracts, samples);
+                               if (fresh) it->second = HoldsUnderContracts(r, contracts);
                                return it->second;
                              }),
               pins_.end());
 }
 
-bool Analysis::HoldsUnderContracts(const Requirement& r, const std::vector<sym::Expr>& contracts,
-                                   const std::vector<sym::Binding>& samples) const {
+bool Analysis::HoldsUnderContracts(const Requirement& r,
+                                   const std::vector<sym::Expr>& contracts) const {
   std::vector<std::string> solved_for;  // the symbol each contract gives a value
   for (const sym::Expr& d : contracts) solved_for.push_back(d.Symbols().back());
   int tried = 0;
-  for (sym::Binding b : samples) {
+  sym::Binding b;
+  for (int k = 0; k < kNumSamples; ++k) {
+    // Every input symbol takes the sample's value again, also those the contracts moved.
+    SetSample(k, b);
     // Each contract gives its last symbol the value that makes it hold (its coefficient is 1
     // or -1, so the value is an integer); bindings where that is not a size are skipped.
     bool valid = true;

@@ -145,11 +145,16 @@ class Analysis {
   // True when `requirement` holds at two bindings with all of `syms` far above any literal.
   bool HoldsFarOut(const infer::Requirement& requirement,
                    const std::vector<std::string>& syms) const;
+  // The sample bindings that tell a requirement that always holds from one that pins: the same
+  // value for every input symbol, and distinct values so that coincidences between symbols
+  // show. SetSample gives the input symbols of `binding` the values of sample `k`; one binding
+  // taking each sample in turn copies its keys once.
+  static constexpr int kNumSamples = 42;
+  void SetSample(int k, sym::Binding& binding) const;
   // True when `requirement` holds at every sample moved onto `contracts` (sums of input dims
   // that the graph requires to be 0), and at three of them at least.
   bool HoldsUnderContracts(const infer::Requirement& requirement,
-                           const std::vector<sym::Expr>& contracts,
-                           const std::vector<sym::Binding>& samples) const;
+                           const std::vector<sym::Expr>& contracts) const;
   std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
   void FindPins();
