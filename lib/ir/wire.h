@@ -34,6 +34,18 @@ inline std::optional<uint64_t> ReadVarint(std::string_view bytes, size_t& pos, s
   return std::nullopt;
 }
 
+// The tag at `pos`, as protobuf's parser reads one: at most five bytes, its value kept to 32
+// bits. nullopt when it is cut off or longer, or names field 0, which protobuf refuses.
+inline std::optional<uint32_t> ReadTag(std::string_view bytes, size_t& pos, size_t end) {
+  uint32_t v = 0;
+  for (int shift = 0; shift < 35 && pos < end; shift += 7) {
+    const auto byte = static_cast<uint8_t>(bytes[pos++]);
+    v |= static_cast<uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return (v >> 3) == 0 ? std::nullopt : std::optional<uint32_t>(v);
+  }
+  return std::nullopt;
+}
+
 // Appends `v` as a varint.
 inline void AppendVarint(uint64_t v, std::string& out) {
   while (v >= 0x80) {
@@ -76,7 +88,7 @@ class FieldReader {
     if (pos_ >= bytes_.size()) return false;
     const size_t end = bytes_.size();
     field.begin = pos_;
-    std::optional<uint64_t> tag = ReadVarint(bytes_, pos_, end);
+    std::optional<uint32_t> tag = ReadTag(bytes_, pos_, end);
     if (!tag) return Fail();
     field.number = *tag >> 3;
     field.wire_type = *tag & 7;

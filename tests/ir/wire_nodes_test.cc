@@ -150,6 +150,29 @@ TEST_CASE("wire nodes follow protobuf on the format's corners", "[ir]") {
     REQUIRE(model.ok());
     CHECK((*model)->graph().node(0).op_type() == "Relu");
   }
+  SECTION("field number 0, which protobuf refuses in any wire type, is refused") {
+    for (int wire_type : {0, 1, 2, 5}) {
+      INFO(wire_type);
+      std::string field = Tag(0, wire_type);
+      field += wire_type == 0   ? std::string(1, '\x01')
+               : wire_type == 1 ? std::string(8, '\x01')
+               : wire_type == 2 ? std::string(1, '\x00')
+                                : std::string(4, '\x01');
+      const std::string bytes = ModelWithNode(Len(1, "x") + Len(2, "y") + Len(4, "Relu") + field);
+      ModelProto parsed;
+      CHECK_FALSE(parsed.ParseFromString(bytes));
+      CHECK_FALSE(LoadModelFromBytes(bytes, "zero", ModelFormat::kBinary).ok());
+    }
+  }
+  SECTION("a tag longer than five bytes is refused, as protobuf refuses it") {
+    // Field 15, varint, written in six bytes with redundant continuation bytes.
+    const std::string tag = std::string("\xf8\x80\x80\x80\x80") + std::string(1, '\x00');
+    const std::string bytes =
+        ModelWithNode(Len(1, "x") + Len(2, "y") + Len(4, "Relu") + tag + std::string(1, '\x01'));
+    ModelProto parsed;
+    CHECK_FALSE(parsed.ParseFromString(bytes));
+    CHECK_FALSE(LoadModelFromBytes(bytes, "long-tag", ModelFormat::kBinary).ok());
+  }
   SECTION("a group without its end tag is refused") {
     const std::string bytes =
         ModelWithNode(Len(1, "x") + Len(2, "y") + Len(4, "Relu") + Tag(14, 3));
