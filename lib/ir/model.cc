@@ -221,6 +221,7 @@ class GraphBuilder {
     if (wire_nodes != nullptr) {
       strings_ = strings;
       WireNode w;
+      WireAttribute wa;
       AttributeProto scratch;
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
@@ -229,7 +230,13 @@ class GraphBuilder {
                                  static_cast<int32_t>(g_->attributes_.size()),
                                  DomainIndex(&strings->Intern(w.domain))};
         for (std::string_view bytes : w.attributes) {
-          // Parsed once to refuse what protobuf refuses, and to find the name and subgraphs.
+          // Checked once to refuse what protobuf refuses; parsed when an op reads it.
+          if (!ReadWireAttribute(bytes, wa)) return Error(NotAProtobufMessage());
+          if (!wa.nested) {
+            g_->attributes_.push_back({&strings->Intern(wa.name), strings->Keep(bytes), nullptr});
+            continue;
+          }
+          // Graphs, types and sparse tensors nest without bound: protobuf's parser checks them.
           scratch.Clear();
           if (!ParseAttribute(bytes, scratch)) return Error(NotAProtobufMessage());
           if (scratch.has_g() || scratch.graphs_size() > 0) {

@@ -23,6 +23,26 @@ constexpr uint64_t kNodeName = 3;
 constexpr uint64_t kNodeOpType = 4;
 constexpr uint64_t kNodeAttribute = 5;
 constexpr uint64_t kNodeDomain = 7;
+// Fields of AttributeProto and TensorProto that need more than a well-formed wire format:
+// messages, and repeated numbers that may come packed.
+constexpr uint64_t kAttributeName = 1;
+constexpr uint64_t kAttributeTensor = 5;
+constexpr uint64_t kAttributeGraph = 6;
+constexpr uint64_t kAttributeFloats = 7;
+constexpr uint64_t kAttributeInts = 8;
+constexpr uint64_t kAttributeTensors = 10;
+constexpr uint64_t kAttributeGraphs = 11;
+constexpr uint64_t kAttributeTypeProto = 14;
+constexpr uint64_t kAttributeTypeProtos = 15;
+constexpr uint64_t kAttributeSparseTensor = 22;
+constexpr uint64_t kAttributeSparseTensors = 23;
+constexpr uint64_t kTensorDims = 1;
+constexpr uint64_t kTensorSegment = 3;
+constexpr uint64_t kTensorFloatData = 4;
+constexpr uint64_t kTensorInt32Data = 5;
+constexpr uint64_t kTensorInt64Data = 7;
+constexpr uint64_t kTensorDoubleData = 10;
+constexpr uint64_t kTensorUint64Data = 11;
 
 using wire::AppendVarint;
 
@@ -136,6 +156,95 @@ bool ReadWireNode(std::string_view bytes, WireNode& node) {
         break;
       case kNodeDomain:
         node.domain = f.content;
+        break;
+      default:
+        break;
+    }
+  }
+  return !fields.broken();
+}
+
+namespace {
+
+// A packed repeated varint field: varints to its last byte, none cut off.
+bool PackedVarintsWellFormed(std::string_view content) {
+  size_t pos = 0;
+  while (pos < content.size()) {
+    if (!wire::ReadVarint(content, pos, content.size())) return false;
+  }
+  return true;
+}
+
+// A message whose fields are all numbers or strings (TensorProto.Segment, a StringStringEntry):
+// any well-formed wire format parses.
+bool WellFormed(std::string_view message) {
+  wire::FieldReader fields(message);
+  wire::Field f;
+  while (fields.Next(f)) {
+  }
+  return !fields.broken();
+}
+
+// Protobuf's parser takes a packed field of fixed-width numbers only in whole numbers.
+bool TensorWellFormed(std::string_view tensor) {
+  wire::FieldReader fields(tensor);
+  wire::Field f;
+  while (fields.Next(f)) {
+    if (f.wire_type != wire::kLengthDelimited) continue;
+    switch (f.number) {
+      case kTensorDims:
+      case kTensorInt32Data:
+      case kTensorInt64Data:
+      case kTensorUint64Data:
+        if (!PackedVarintsWellFormed(f.content)) return false;
+        break;
+      case kTensorFloatData:
+        if (f.content.size() % 4 != 0) return false;
+        break;
+      case kTensorDoubleData:
+        if (f.content.size() % 8 != 0) return false;
+        break;
+      case kTensorSegment:
+      case kTensorExternalData:
+        if (!WellFormed(f.content)) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return !fields.broken();
+}
+
+}  // namespace
+
+bool ReadWireAttribute(std::string_view bytes, WireAttribute& attribute) {
+  attribute = {};
+  wire::FieldReader fields(bytes);
+  wire::Field f;
+  while (fields.Next(f)) {
+    // A field of another wire type than its declaration's is kept as an unknown field.
+    if (f.wire_type != wire::kLengthDelimited) continue;
+    switch (f.number) {
+      case kAttributeName:
+        attribute.name = f.content;
+        break;
+      case kAttributeTensor:
+      case kAttributeTensors:
+        if (!TensorWellFormed(f.content)) return false;
+        break;
+      case kAttributeFloats:
+        if (f.content.size() % 4 != 0) return false;
+        break;
+      case kAttributeInts:
+        if (!PackedVarintsWellFormed(f.content)) return false;
+        break;
+      case kAttributeGraph:
+      case kAttributeGraphs:
+      case kAttributeTypeProto:
+      case kAttributeTypeProtos:
+      case kAttributeSparseTensor:
+      case kAttributeSparseTensors:
+        attribute.nested = true;
         break;
       default:
         break;

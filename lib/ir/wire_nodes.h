@@ -37,6 +37,22 @@ struct WireNode {
 // parser does with them.
 bool ReadWireNode(std::string_view bytes, WireNode& node);
 
+// What the loader needs of one serialized AttributeProto of such a node, read without building
+// the message.
+struct WireAttribute {
+  std::string_view name;  // a view into its bytes
+  // It holds a graph, a type or a sparse tensor: messages nested without bound, which this
+  // reader leaves to protobuf's parser (a Loop's or an If's body, rare elsewhere).
+  bool nested = false;
+};
+
+// Reads `bytes` into `attribute`. False exactly where protobuf's parser refuses the bytes as an
+// AttributeProto, tensors inside included; when `nested` is set, only protobuf's parser can say.
+// (One difference, as in the nodes: unknown groups nested over 100 deep, which no writer
+// produces, are refused.) The loader checks every attribute with this at load, and parses one
+// only when an op reads it: a full parse of each at load was a fifteenth of a large model's run.
+bool ReadWireAttribute(std::string_view bytes, WireAttribute& attribute);
+
 }  // namespace shapelint::ir
 
 #endif  // SHAPELINT_LIB_IR_WIRE_NODES_H_
