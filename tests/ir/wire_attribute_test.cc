@@ -186,7 +186,8 @@ TEST_CASE("wire attributes agree with protobuf on the format's corners", "[ir]")
     INFO(why);
   }
   WireAttribute wire;
-  REQUIRE(ReadWireAttribute(Len(1, "first") + Len(1, "second"), wire));
+  const std::string twice = Len(1, "first") + Len(1, "second");  // the name views into it
+  REQUIRE(ReadWireAttribute(twice, wire));
   CHECK(wire.name == "second");
   CHECK_FALSE(wire.nested);
   // A graph, a type or a sparse tensor is left to protobuf.
