@@ -91,12 +91,12 @@ AttributeRef Graph::AttributeAt(int32_t k, AttributeProto* scratch) const {
   if (a.parsed != nullptr) return AttributeRef(a.parsed);
   if (scratch != nullptr) {
     scratch->Clear();
-    // The same bytes parsed when the model was loaded: this cannot fail.
+    // The bytes passed the check at load, which refuses what protobuf refuses: this cannot fail.
     if (!ParseAttribute(a.bytes, *scratch)) return AttributeRef();
     return AttributeRef(static_cast<const AttributeProto*>(scratch));
   }
   auto parsed = std::make_unique<AttributeProto>();
-  // The same bytes parsed when the model was loaded: this cannot fail.
+  // As above: this cannot fail.
   if (!ParseAttribute(a.bytes, *parsed)) return AttributeRef();
   return AttributeRef(std::move(parsed));
 }
