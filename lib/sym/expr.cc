@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -169,21 +170,25 @@ using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
 // process lifetime.
 class GlobalTable {
  public:
-  GlobalTable() {
-    for (int64_t v = kFirstCachedConstant; v <= kLastCachedConstant; ++v) {
-      ExprNode constant;
-      constant.depth = 0;
-      constant.constant = v;
-      Prepare(constant);
-      constants_[v - kFirstCachedConstant] = Intern(std::move(constant));
-    }
-  }
-
-  // Small constants (dims, axes, indices) are most of the nodes a model asks for: they are
-  // interned once, here, and found without a lookup or a lock. nullptr outside the range.
-  const ExprNode* SmallConstant(int64_t v) const {
+  // Small constants (dims, axes, indices) are most of the nodes a model asks for: each is made
+  // the first time it is asked for, then found without a lookup or a lock. nullptr outside the
+  // range. Every constant poly in the range comes from here (InternPolyNode), so it needs no
+  // place in the table. Made on first use: making all of them up front cost every process a
+  // million instructions, a twentieth of a run on a small model.
+  const ExprNode* SmallConstant(int64_t v) {
     if (v < kFirstCachedConstant || v > kLastCachedConstant) return nullptr;
-    return constants_[v - kFirstCachedConstant];
+    std::atomic<const ExprNode*>& slot = constants_[v - kFirstCachedConstant];
+    const ExprNode* node = slot.load(std::memory_order_acquire);
+    if (node != nullptr) return node;
+    ExprNode constant;
+    constant.depth = 0;
+    constant.constant = v;
+    Prepare(constant);
+    auto* made = new ExprNode(std::move(constant));
+    // Threads that make the same constant at once keep the first one made: one node per value.
+    if (slot.compare_exchange_strong(node, made, std::memory_order_acq_rel)) return made;
+    delete made;
+    return node;
   }
 
   // `candidate` is prepared.
@@ -209,12 +214,13 @@ class GlobalTable {
     return nodes_.size();
   }
 
-  const ExprNode* zero() const { return SmallConstant(0); }
+  const ExprNode* zero() { return SmallConstant(0); }
 
  private:
   static constexpr int64_t kFirstCachedConstant = -8;
   static constexpr int64_t kLastCachedConstant = 1024;
-  std::array<const ExprNode*, kLastCachedConstant - kFirstCachedConstant + 1> constants_{};
+  std::array<std::atomic<const ExprNode*>, kLastCachedConstant - kFirstCachedConstant + 1>
+      constants_{};
   absl::Mutex mu_;
   NodeSet nodes_ ABSL_GUARDED_BY(mu_);
 };
