@@ -729,6 +729,24 @@ TEST_CASE("interning is consistent across threads", "[sym]") {
   CHECK(results[0][5] == P(texts[5]));
 }
 
+TEST_CASE("small constants made on several threads at once are one node each", "[sym]") {
+  // Small constants are made on first use; threads asking for the same ones at the same time
+  // must end with the same node for each value, or equal Exprs would compare unequal.
+  constexpr int kThreads = 4;
+  std::vector<std::vector<const ExprNode*>> nodes(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&nodes, t] {
+      for (int64_t v = -8; v <= 1024; ++v) nodes[t].push_back(Expr::Constant(v).node());
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (int t = 1; t < kThreads; ++t) CHECK(nodes[t] == nodes[0]);
+  // And the same node as any later request, and as a constant an expression folds to.
+  CHECK(Expr::Constant(1024).node() == nodes[0].back());
+  CHECK(Get(Sub(Add(S("n"), C(700)), S("n"))).node() == Expr::Constant(700).node());
+}
+
 }  // namespace
 }  // namespace shapelint::sym
 
