@@ -64,8 +64,10 @@ void AttributeScratch::GiveBack(size_t used) {
 
 const AttributeProto* OpContext::AttrAt(int k) const {
   const ir::Node n = node();
-  ir::AttributeRef a = n.attribute(
-      k, scratch_ != nullptr ? scratch_->Take(n.attribute_serialized_size(k)) : nullptr);
+  // An attribute the model holds parsed (text models, subgraphs) needs no message.
+  const size_t size = n.attribute_serialized_size(k);
+  ir::AttributeRef a =
+      n.attribute(k, scratch_ != nullptr && size > 0 ? scratch_->Take(size) : nullptr);
   if (!a) return nullptr;
   held_.push_back(std::move(a));
   return held_.back().get();
