@@ -4,9 +4,11 @@
 // before main() on every run (docs/performance.md).
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
 
 #include "ir/onnx_text.h"
 
@@ -38,8 +40,9 @@ Module Load() {
       tried += (tried.empty() ? "" : ", ") + path.string();
       continue;
     }
-    // RTLD_LOCAL: the module's libonnx binds to the libraries already loaded (libonnx_proto,
-    // libprotobuf) and lends its symbols to nothing else.
+    // RTLD_LOCAL: the module's libonnx lends its symbols to nothing else. Where the binary has
+    // protobuf and the C++ runtime built in, it exports none of their symbols, so the module
+    // binds to its own copies of them (tests/CMakeLists.txt checks the exports).
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) return {nullptr, dlerror()};
     auto build = reinterpret_cast<BuildFunction>(dlsym(handle, "shapelint_onnx_text_build"));
@@ -71,7 +74,19 @@ TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std
     error = module.error;
     return TextParse::kUnavailable;
   }
-  return module.parse(text, &model, &error) ? TextParse::kParsed : TextParse::kInvalid;
+  std::string said;
+  const ShapelintTextSink append = [](void* sink, const char* data, std::size_t size) {
+    static_cast<std::string*>(sink)->append(data, size);
+  };
+  if (!module.parse(text, &said, append)) {
+    error = std::move(said);
+    return TextParse::kInvalid;
+  }
+  if (!model.ParseFromString(said)) {
+    error = "the text module returned a model that does not parse";
+    return TextParse::kInvalid;
+  }
+  return TextParse::kParsed;
 }
 
 }  // namespace shapelint::ir

@@ -12,6 +12,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstddef>
 #include <string>
 
 namespace shapelint::ir {
@@ -35,10 +36,15 @@ TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std
 // version or build is refused with a message instead of being called with the wrong contract.
 extern "C" const char* shapelint_onnx_text_build();
 // Bumped whenever shapelint_parse_onnx_text changes its signature or meaning.
-#define SHAPELINT_TEXT_MODULE_ABI "1"
+#define SHAPELINT_TEXT_MODULE_ABI "2"
 
-// True when parsed, false with the parser's message in `error`.
-extern "C" bool shapelint_parse_onnx_text(const char* text, ONNX_NAMESPACE::ModelProto* model,
-                                          std::string* error);
+// Receives, in one or more pieces, what shapelint_parse_onnx_text has to say.
+using ShapelintTextSink = void (*)(void* sink, const char* data, std::size_t size);
+
+// Parses the NUL-terminated `text`. True when parsed, with the model serialized to `append`;
+// false with the parser's message written to it. Only C types cross: the binary may link its
+// own copies of protobuf and of the C++ runtime (tools/cmake/static_runtime.cmake), and the
+// module those of libonnx, so neither can use the other's objects.
+extern "C" bool shapelint_parse_onnx_text(const char* text, void* sink, ShapelintTextSink append);
 
 #endif  // SHAPELINT_LIB_IR_ONNX_TEXT_H_

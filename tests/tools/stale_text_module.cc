@@ -3,7 +3,6 @@
 // it names another version; without, it lacks the build entry point, as modules older than that
 // entry point do. Its parser ends the process, so a binary that called it would fail the test.
 #include <cstdlib>
-#include <string>
 
 #include "ir/onnx_text.h"
 
@@ -13,8 +12,7 @@ __attribute__((visibility("default"))) const char* shapelint_onnx_text_build() {
 }
 #endif
 
-__attribute__((visibility("default"))) bool shapelint_parse_onnx_text(const char*,
-                                                                      ONNX_NAMESPACE::ModelProto*,
-                                                                      std::string*) {
+__attribute__((visibility("default"))) bool shapelint_parse_onnx_text(const char*, void*,
+                                                                      ShapelintTextSink) {
   std::abort();
 }
