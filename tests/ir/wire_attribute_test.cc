@@ -7,25 +7,19 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ir/wire_nodes.h"
+#include "test_files.h"
 
 namespace shapelint::ir {
 namespace {
 
-using ONNX_NAMESPACE::AttributeProto;
+using ::shapelint::testing::ReadFile;
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using ONNX_NAMESPACE::AttributeProto;
 
 // The serialized attributes of the main graph's nodes of every model under `dir`.
 std::vector<std::string> AttributesUnder(const std::filesystem::path& dir) {

@@ -6,27 +6,21 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "shapelint/ir/load.h"
+#include "test_files.h"
 
 namespace shapelint::ir {
 namespace {
+
+using ::shapelint::testing::ReadFile;
 
 using ONNX_NAMESPACE::GraphProto;
 using ONNX_NAMESPACE::ModelProto;
 using ONNX_NAMESPACE::NodeProto;
 using ONNX_NAMESPACE::TensorProto;
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Node by node, what the wire path reads against the NodeProtos protobuf parses.
 void CheckSameNodes(const Graph& graph, const GraphProto& expected, const std::string& label) {

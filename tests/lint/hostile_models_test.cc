@@ -6,9 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cstdint>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,9 +17,12 @@
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "test_files.h"
 
 namespace shapelint::lint {
 namespace {
+
+using ::shapelint::testing::ReadFile;
 
 using ONNX_NAMESPACE::TensorProto;
 
@@ -38,13 +39,6 @@ std::string LoadAndLint(std::string_view bytes, const std::string& path,
   auto findings = Lint(**model);
   CHECK(findings.ok());
   return "";
-}
-
-std::string ReadFile(const std::string& relative) {
-  std::ifstream in(std::string(SHAPELINT_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 std::string Text(const std::string& graph) {
@@ -83,7 +77,8 @@ void AddNode(ONNX_NAMESPACE::ModelProto& m, const std::string& op,
 }
 
 TEST_CASE("truncated and bit-flipped models load or fail with the file's name", "[hostile]") {
-  const std::string model = ReadFile("tests/corpus/torch/adaptive_avg_pool2d.onnx");
+  const std::string model =
+      ReadFile(SHAPELINT_SOURCE_DIR "/tests/corpus/torch/adaptive_avg_pool2d.onnx");
   REQUIRE(model.size() > 100);
   std::mt19937 random(7);
   int loaded = 0, refused = 0;

@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cstddef>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -12,9 +10,12 @@
 #include "sample_results.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
+#include "test_files.h"
 
 namespace shapelint::report {
 namespace {
+
+using ::shapelint::testing::ReadFile;
 
 using nlohmann::json;
 using testing::PoolError;
@@ -32,11 +33,6 @@ json Parse(const std::vector<ModelResult>& results) { return json::parse(SarifTe
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // A logicalLocation in a result that refers to run.logicalLocations by index: the index must
@@ -440,9 +436,7 @@ TEST_CASE("sarif: matches the golden log", "[report][sarif][golden]") {
   const std::string actual = log.dump(2) + "\n";
 
   const std::string golden_path = SHAPELINT_SOURCE_DIR "/tests/report/golden/basic.sarif";
-  std::ifstream in(golden_path, std::ios::binary);
-  REQUIRE(in);
-  const std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string golden = ReadFile(golden_path);
   INFO("golden file: " << golden_path);
   CHECK(actual == golden);
 }

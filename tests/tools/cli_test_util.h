@@ -5,13 +5,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "test_files.h"
 #include "tools/cli.h"
 
 namespace shapelint::cli {
@@ -73,11 +73,7 @@ class TempDir {
   fs::path path_;
 };
 
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using ::shapelint::testing::ReadFile;
 
 }  // namespace shapelint::cli
 
