@@ -97,10 +97,43 @@ const AttributeProto* OpContext::TypedAttr(std::string_view name,
   return nullptr;
 }
 
-std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
-  const AttributeProto* a = TypedAttr(name, AttributeProto::INT);
+OpContext::Plain OpContext::ReadPlain(std::string_view name, AttributeProto::AttributeType type,
+                                      ir::WirePlainAttribute& plain,
+                                      std::vector<int64_t>* ints) const {
+  const ir::Node n = node();
+  for (int k = 0; k < n.attribute_size(); ++k) {
+    if (n.attribute_name(k) != name) continue;
+    const std::string_view bytes = n.attribute_bytes(k);
+    if (!bytes.empty() && ir::ReadWirePlainAttribute(bytes, plain, ints) && plain.type == type) {
+      return Plain::kRead;
+    }
+    return Plain::kParse;
+  }
+  return Plain::kAbsent;
+}
+
+template <typename T, typename FromPlain, typename FromProto>
+std::optional<T> OpContext::Typed(std::string_view name, AttributeProto::AttributeType type,
+                                  FromPlain from_plain, FromProto from_proto,
+                                  std::vector<int64_t>* ints) const {
+  ir::WirePlainAttribute plain;
+  switch (ReadPlain(name, type, plain, ints)) {
+    case Plain::kRead:
+      return from_plain(plain);
+    case Plain::kAbsent:
+      return std::nullopt;
+    case Plain::kParse:
+      break;
+  }
+  const AttributeProto* a = TypedAttr(name, type);
   if (a == nullptr) return std::nullopt;
-  return a->i();
+  return from_proto(*a);
+}
+
+std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
+  return Typed<int64_t>(
+      name, AttributeProto::INT, [](const ir::WirePlainAttribute& p) { return p.i; },
+      [](const AttributeProto& a) { return a.i(); });
 }
 
 int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
@@ -108,21 +141,26 @@ int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
 }
 
 std::optional<std::vector<int64_t>> OpContext::AttrInts(std::string_view name) const {
-  const AttributeProto* a = TypedAttr(name, AttributeProto::INTS);
-  if (a == nullptr) return std::nullopt;
-  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  std::vector<int64_t> ints;
+  return Typed<std::vector<int64_t>>(
+      name, AttributeProto::INTS, [&](const ir::WirePlainAttribute&) { return std::move(ints); },
+      [](const AttributeProto& a) {
+        return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      },
+      &ints);
 }
 
 std::optional<std::string> OpContext::AttrString(std::string_view name) const {
-  const AttributeProto* a = TypedAttr(name, AttributeProto::STRING);
-  if (a == nullptr) return std::nullopt;
-  return a->s();
+  return Typed<std::string>(
+      name, AttributeProto::STRING,
+      [](const ir::WirePlainAttribute& p) { return std::string(p.s); },
+      [](const AttributeProto& a) { return a.s(); });
 }
 
 std::optional<float> OpContext::AttrFloat(std::string_view name) const {
-  const AttributeProto* a = TypedAttr(name, AttributeProto::FLOAT);
-  if (a == nullptr) return std::nullopt;
-  return a->f();
+  return Typed<float>(
+      name, AttributeProto::FLOAT, [](const ir::WirePlainAttribute& p) { return p.f; },
+      [](const AttributeProto& a) { return a.f(); });
 }
 
 const TensorProto* OpContext::AttrTensor(std::string_view name) const {

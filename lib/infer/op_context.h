@@ -14,6 +14,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "ir/wire_nodes.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/infer/facts.h"
 
@@ -145,6 +146,21 @@ class OpContext {
 
   const ONNX_NAMESPACE::AttributeProto* TypedAttr(
       std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type) const;
+  // The typed accessors' fast path: the first attribute named `name` read from its bytes,
+  // without building a message (most of a small op's attribute cost).
+  enum class Plain {
+    kRead,    // of `type`, in `plain` (and `ints`)
+    kAbsent,  // no such attribute
+    kParse,   // held parsed, or of another type: TypedAttr decides
+  };
+  Plain ReadPlain(std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type,
+                  ir::WirePlainAttribute& plain, std::vector<int64_t>* ints) const;
+  // A typed accessor: `from_plain` of what ReadPlain read, else `from_proto` of the parsed
+  // attribute if it has `type`.
+  template <typename T, typename FromPlain, typename FromProto>
+  std::optional<T> Typed(std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type,
+                         FromPlain from_plain, FromProto from_proto,
+                         std::vector<int64_t>* ints = nullptr) const;
 };
 
 // Runs inference over a subgraph in the scope of the node that holds it: the engine

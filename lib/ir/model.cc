@@ -74,6 +74,12 @@ size_t Node::attribute_serialized_size(int i) const {
   return a.parsed != nullptr ? 0 : a.bytes.size();
 }
 
+std::string_view Node::attribute_bytes(int i) const {
+  const Graph::AttributeRecord& a =
+      graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
+  return a.parsed != nullptr ? std::string_view() : a.bytes;
+}
+
 AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
   return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i, scratch);
 }

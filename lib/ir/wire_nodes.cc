@@ -1,6 +1,10 @@
 #include "ir/wire_nodes.h"
 
+#include <onnx/onnx_pb.h>
+
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "ir/skim.h"
@@ -23,9 +27,13 @@ constexpr uint64_t kNodeName = 3;
 constexpr uint64_t kNodeOpType = 4;
 constexpr uint64_t kNodeAttribute = 5;
 constexpr uint64_t kNodeDomain = 7;
-// Fields of AttributeProto and TensorProto that need more than a well-formed wire format:
-// messages, and repeated numbers that may come packed.
+// Fields of AttributeProto and TensorProto that need more than a well-formed wire format
+// (messages, and repeated numbers that may come packed), and the plain values of attributes.
 constexpr uint64_t kAttributeName = 1;
+constexpr uint64_t kAttributeFloat = 2;
+constexpr uint64_t kAttributeInt = 3;
+constexpr uint64_t kAttributeString = 4;
+constexpr uint64_t kAttributeType = 20;
 constexpr uint64_t kAttributeTensor = 5;
 constexpr uint64_t kAttributeGraph = 6;
 constexpr uint64_t kAttributeFloats = 7;
@@ -245,6 +253,55 @@ bool ReadWireAttribute(std::string_view bytes, WireAttribute& attribute) {
       case kAttributeSparseTensor:
       case kAttributeSparseTensors:
         attribute.nested = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return !fields.broken();
+}
+
+bool ReadWirePlainAttribute(std::string_view bytes, WirePlainAttribute& attribute,
+                            std::vector<int64_t>* ints) {
+  attribute = {};
+  if (ints != nullptr) ints->clear();
+  wire::FieldReader fields(bytes);
+  wire::Field f;
+  while (fields.Next(f)) {
+    switch (f.number) {
+      case kAttributeFloat:
+        if (f.wire_type == wire::kFixed32) {
+          // The four bytes before the reader's position, little-endian as the host.
+          static_assert(std::endian::native == std::endian::little);
+          std::memcpy(&attribute.f, bytes.data() + fields.position() - 4, 4);
+        }
+        break;
+      case kAttributeInt:
+        if (f.wire_type == wire::kVarint) attribute.i = static_cast<int64_t>(f.varint);
+        break;
+      case kAttributeString:
+        if (f.wire_type == wire::kLengthDelimited) attribute.s = f.content;
+        break;
+      case kAttributeType:
+        // An enum field keeps a value it does not know as an unknown field, after taking it to
+        // 32 bits.
+        if (f.wire_type == wire::kVarint &&
+            ONNX_NAMESPACE::AttributeProto::AttributeType_IsValid(static_cast<int>(f.varint))) {
+          attribute.type = static_cast<int>(f.varint);
+        }
+        break;
+      case kAttributeInts:
+        if (ints == nullptr) break;
+        if (f.wire_type == wire::kVarint) {
+          ints->push_back(static_cast<int64_t>(f.varint));
+        } else if (f.wire_type == wire::kLengthDelimited) {
+          size_t pos = 0;
+          while (pos < f.content.size()) {
+            std::optional<uint64_t> v = wire::ReadVarint(f.content, pos, f.content.size());
+            if (!v) return false;
+            ints->push_back(static_cast<int64_t>(*v));
+          }
+        }
         break;
       default:
         break;

@@ -2,6 +2,7 @@
 #ifndef SHAPELINT_LIB_IR_WIRE_NODES_H_
 #define SHAPELINT_LIB_IR_WIRE_NODES_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,23 @@ struct WireAttribute {
 // produces, are refused.) The loader checks every attribute with this at load, and parses one
 // only when an op reads it: a full parse of each at load was a fifteenth of a large model's run.
 bool ReadWireAttribute(std::string_view bytes, WireAttribute& attribute);
+
+// The value of an attribute as protobuf's parser would give it, read from its serialized bytes,
+// for the plain types that ops read most (INT, INTS, FLOAT, STRING): no message is built. As in
+// protobuf, the last of a repeated singular field counts, `ints` entries append in order whether
+// packed or not, a field of another wire type than its declaration's is ignored, and a `type`
+// that names no AttributeType leaves the type as it was.
+struct WirePlainAttribute {
+  int type = 0;  // an AttributeProto::AttributeType; 0 (UNDEFINED) when the bytes set none
+  int64_t i = 0;
+  float f = 0;
+  std::string_view s;  // a view into the bytes
+};
+
+// Reads `bytes` into `attribute`, and the `ints` entries into `ints` unless it is null. False
+// only when the bytes are broken, which ReadWireAttribute has refused at load.
+bool ReadWirePlainAttribute(std::string_view bytes, WirePlainAttribute& attribute,
+                            std::vector<int64_t>* ints);
 
 }  // namespace shapelint::ir
 

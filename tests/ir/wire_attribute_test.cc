@@ -1,11 +1,14 @@
 // The loader checks a main-graph node's attributes on their wire format instead of parsing them
 // (ReadWireAttribute): it must refuse exactly what protobuf's parser refuses, and name each
-// attribute as protobuf does. Checked on every attribute of the export corpus and of ONNX's test
-// data, on random damage to each, and on hand-written corners of the format.
+// attribute as protobuf does. Ops read the plain values (type, i, f, s, ints) from the same bytes
+// (ReadWirePlainAttribute): they must be protobuf's. Checked on every attribute of the export
+// corpus and of ONNX's test data, on random damage to each, and on hand-written corners of the
+// format.
 #include <onnx/onnx_pb.h>
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -48,15 +51,27 @@ std::string Hex(const std::string& bytes) {
   return out;
 }
 
-// True when the wire reader and protobuf's parser agree on `bytes` (or the reader leaves them
-// to protobuf); both verdicts in `why` otherwise.
+// True when the plain values read from `bytes` are those of `parsed` (the float bit for bit).
+bool SamePlainValues(const std::string& bytes, const AttributeProto& parsed) {
+  WirePlainAttribute plain;
+  std::vector<int64_t> ints;
+  if (!ReadWirePlainAttribute(bytes, plain, &ints)) return false;
+  const float f = parsed.f();
+  return plain.type == parsed.type() && plain.i == parsed.i() &&
+         std::memcmp(&plain.f, &f, sizeof(float)) == 0 && plain.s == parsed.s() &&
+         ints == std::vector<int64_t>(parsed.ints().begin(), parsed.ints().end());
+}
+
+// True when the wire readers and protobuf's parser agree on `bytes`: the verdict, the name and
+// the plain values (or the reader leaves the bytes to protobuf); both sides in `why` otherwise.
 bool Agree(const std::string& bytes, std::string* why = nullptr) {
   WireAttribute wire;
   const bool read = ReadWireAttribute(bytes, wire);
   if (read && wire.nested) return true;
   AttributeProto parsed;
   const bool parses = parsed.ParseFromString(bytes);
-  const bool agree = read == parses && (!read || wire.name == parsed.name());
+  const bool agree =
+      read == parses && (!read || (wire.name == parsed.name() && SamePlainValues(bytes, parsed)));
   if (!agree && why != nullptr) {
     *why = "wire " + std::string(read ? "reads" : "refuses") + ", protobuf " +
            (parses ? "parses" : "refuses") + ": " + Hex(bytes);
@@ -170,6 +185,22 @@ TEST_CASE("wire attributes agree with protobuf on the format's corners", "[ir]")
       {"wire type 6", name + Tag(9, 6), false},
       {"an end tag with no group", name + Tag(9, 4), false},
       {"the name longer than the bytes", Tag(1, 2) + "\x7f" + "ab", false},
+      {"an int, then another: the last counts", name + Varint(20, 2) + Varint(3, 5) + Varint(3, 9),
+       true},
+      {"a type that names no AttributeType keeps the one before",
+       name + Varint(20, 2) + Varint(20, 99), true},
+      {"a type that names none, alone", name + Varint(20, 99), true},
+      {"a type given as a string: an unknown field", name + Len(20, "\x02"), true},
+      {"a type over 32 bits, taken to its low bits", name + Tag(20, 0) + "\x82\x80\x80\x80\x10",
+       true},
+      {"a negative int", name + Varint(20, 2) + Tag(3, 0) + std::string(9, '\xff') + "\x01", true},
+      {"ints unpacked, packed, unpacked",
+       name + Varint(20, 7) + Varint(8, 1) + Len(8, "\x02\x03") + Varint(8, 4), true},
+      {"a float", name + Varint(20, 1) + Tag(2, 5) + std::string("\x00\x00\xc0\x3f", 4), true},
+      {"a float given as a varint: an unknown field", name + Varint(20, 1) + Varint(2, 3), true},
+      {"an int given as fixed64: an unknown field", name + Tag(3, 1) + std::string(8, '\x01'),
+       true},
+      {"a string twice: the last counts", name + Varint(20, 3) + Len(4, "ab") + Len(4, "cd"), true},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -129,6 +129,8 @@ class Node {
   AttributeRef attribute(int i, ONNX_NAMESPACE::AttributeProto* scratch) const;
   // Size of attribute `i` as the file serializes it; 0 when the model holds it parsed.
   size_t attribute_serialized_size(int i) const;
+  // Attribute `i` as the file serializes it; empty when the model holds it parsed.
+  std::string_view attribute_bytes(int i) const;
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
 
