@@ -174,13 +174,20 @@ bool ReadWireNode(std::string_view bytes, WireNode& node) {
 
 namespace {
 
-// A packed repeated varint field: varints to its last byte, none cut off.
-bool PackedVarintsWellFormed(std::string_view content) {
+// A packed repeated varint field: varints to its last byte, none cut off. Appends them to
+// `out` as int64s unless it is null.
+bool ReadPackedVarints(std::string_view content, std::vector<int64_t>* out) {
   size_t pos = 0;
   while (pos < content.size()) {
-    if (!wire::ReadVarint(content, pos, content.size())) return false;
+    std::optional<uint64_t> v = wire::ReadVarint(content, pos, content.size());
+    if (!v) return false;
+    if (out != nullptr) out->push_back(static_cast<int64_t>(*v));
   }
   return true;
+}
+
+bool PackedVarintsWellFormed(std::string_view content) {
+  return ReadPackedVarints(content, nullptr);
 }
 
 // A message whose fields are all numbers or strings (TensorProto.Segment, a StringStringEntry):
@@ -294,13 +301,8 @@ bool ReadWirePlainAttribute(std::string_view bytes, WirePlainAttribute& attribut
         if (ints == nullptr) break;
         if (f.wire_type == wire::kVarint) {
           ints->push_back(static_cast<int64_t>(f.varint));
-        } else if (f.wire_type == wire::kLengthDelimited) {
-          size_t pos = 0;
-          while (pos < f.content.size()) {
-            std::optional<uint64_t> v = wire::ReadVarint(f.content, pos, f.content.size());
-            if (!v) return false;
-            ints->push_back(static_cast<int64_t>(*v));
-          }
+        } else if (f.wire_type == wire::kLengthDelimited && !ReadPackedVarints(f.content, ints)) {
+          return false;
         }
         break;
       default:
