@@ -109,7 +109,7 @@ AttributeRef Graph::AttributeAt(int32_t k, AttributeProto* scratch) const {
 
 ValueId Graph::FindValue(std::string_view name) const {
   auto it = ids_.find(name);
-  return it == ids_.end() ? kNoValue : it->second;
+  return it == ids_.end() ? kNoValue : *it;
 }
 
 int Graph::Producer(std::string_view value) const {
@@ -355,9 +355,9 @@ class GraphBuilder {
     auto it = g_->ids_.lazy_emplace(name, [&](const auto& construct) {
       const std::string_view kept = strings_ != nullptr ? strings_->Keep(name) : name;
       g_->values_.push_back({kept});
-      construct(kept, id);
+      construct(id);
     });
-    return it->second;
+    return *it;
   }
 
   int32_t DomainIndex(const std::string* domain) {

@@ -135,6 +135,39 @@ g (float[N] x, int64[1] k) => (float[N] y, int64[1] i) {
   CHECK(g.Consumers(s).empty());
 }
 
+TEST_CASE("every value is found by its name after the name table grows", "[ir]") {
+  // The table is sized for one value per node; Split's four outputs make it grow several times.
+  // Names share long prefixes and differ in one character, so a lookup that compared hashes
+  // alone, or compared a name with the wrong value's, would find the wrong id.
+  constexpr int kNodes = 600;
+  std::string body = "g (float[N] x) => (float[N] out) {\n";
+  std::string last = "x";
+  for (int i = 0; i < kNodes; ++i) {
+    const std::string p = "model_layers_" + std::to_string(i) + "_split_output_";
+    body += p + "0, " + p + "1, " + p + "2, " + p + "3 = Split (" + last + ")\n";
+    last = p + "3";
+  }
+  body += "out = Identity (" + last + ")\n}";
+  auto text = Load(body);
+  INFO(text.status().message());
+  REQUIRE(text.ok());
+  auto binary = LoadModelFromBytes((*text)->proto().SerializeAsString(), "m.onnx");
+  INFO(binary.status().message());
+  REQUIRE(binary.ok());
+  for (const auto* m : {text->get(), binary->get()}) {
+    const Graph& g = m->graph();
+    REQUIRE(g.num_values() == 1 + 4 * kNodes + 1);
+    for (ValueId id = 0; id < g.num_values(); ++id) {
+      const std::string name(g.value_name(id));
+      CHECK(g.FindValue(name) == id);
+      CHECK(g.FindValue(name + "4") == kNoValue);
+      CHECK(g.FindValue(name.substr(0, name.size() - 1)) == kNoValue);
+    }
+    CHECK(g.FindValue("model_layers_7_split_output_4") == kNoValue);
+    CHECK(g.Producer("model_layers_7_split_output_2") == 7);
+  }
+}
+
 TEST_CASE("a value read two subgraph levels down maps to each enclosing graph's id", "[ir]") {
   auto m = Load(R"(
 g (bool c, float[N] x) => (float[N] y) {
