@@ -136,7 +136,7 @@ g (float[N] x, int64[1] k) => (float[N] y, int64[1] i) {
 }
 
 TEST_CASE("every value is found by its name after the name table grows", "[ir]") {
-  // The table is sized for one value per node; Split's four outputs make it grow several times.
+  // The table is sized for one value per node; Split's four outputs make it outgrow that.
   // Names share long prefixes and differ in one character, so a lookup that compared hashes
   // alone, or compared a name with the wrong value's, would find the wrong id.
   constexpr int kNodes = 600;
