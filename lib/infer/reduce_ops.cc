@@ -222,7 +222,9 @@ void InferEinsum(OpContext& ctx) {
   // A letter stands for one size everywhere; numpy (ONNX's reference) also lets a size of 1
   // broadcast, so the requirement is broadcast compatibility, which never overclaims.
   std::map<char, MaybeExpr> dim_of;
-  for (const auto& [letter, dims] : letter_dims) {
+  for (const auto& [letter_key, dims] : letter_dims) {
+    // A copy: C++20 lets a lambda capture a structured binding, but Clang before 16 cannot.
+    const char letter = letter_key;
     dim_of[letter] = BroadcastDim(
         ctx, dims, RequirementKind::kInnerDim,
         [&] {
