@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -407,9 +409,21 @@ struct ModelJob {
 std::vector<report::ModelResult> LintAll(const std::vector<ModelJob>& models, int jobs,
                                          bool exits_after) {
   std::vector<report::ModelResult> results(models.size());
+  size_t threads = jobs > 0 ? static_cast<size_t>(jobs) : std::thread::hardware_concurrency();
+  threads = std::min(std::max<size_t>(threads, 1), models.size());
+  // With several threads, a large model started last keeps one of them busy while the others
+  // have run out of work: the largest start first.
+  std::vector<size_t> order;
+  if (threads > 1) {
+    std::vector<std::string> paths;
+    paths.reserve(models.size());
+    for (const ModelJob& m : models) paths.push_back(m.path);
+    order = LargestFirst(paths);
+  }
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < models.size(); i = next++) {
+    for (size_t k = next++; k < models.size(); k = next++) {
+      const size_t i = order.empty() ? k : order[k];
       const ModelJob& m = models[i];
       if (m.error) {
         results[i].path = m.path;
@@ -426,8 +440,6 @@ std::vector<report::ModelResult> LintAll(const std::vector<ModelJob>& models, in
           findings.end());
     }
   };
-  size_t threads = jobs > 0 ? static_cast<size_t>(jobs) : std::thread::hardware_concurrency();
-  threads = std::min(std::max<size_t>(threads, 1), models.size());
   std::vector<std::thread> pool;
   try {
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
@@ -842,6 +854,22 @@ int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostre
 }
 
 }  // namespace
+
+std::vector<size_t> LargestFirst(const std::vector<std::string>& paths) {
+  std::vector<std::pair<uintmax_t, size_t>> sized;  // (size, index); size 0 when unknown
+  sized.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::error_code ec;
+    uintmax_t size = paths[i] == "-" ? 0 : std::filesystem::file_size(paths[i], ec);
+    sized.emplace_back(ec ? 0 : size, i);
+  }
+  std::stable_sort(sized.begin(), sized.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<size_t> order;
+  order.reserve(sized.size());
+  for (const auto& [size, index] : sized) order.push_back(index);
+  return order;
+}
 
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Environment& env) {

@@ -2,6 +2,7 @@
 #ifndef SHAPELINT_TOOLS_CLI_H_
 #define SHAPELINT_TOOLS_CLI_H_
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct Environment {
 // `err`. Returns the exit code. Model "-" is read from std::cin.
 int Run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Environment& env = {});
+
+// The order in which a run over many models starts them: the largest file first, so that a
+// model that takes most of the run does not start last while the other threads run out of
+// work. Files of equal size keep the given order; files whose size cannot be read ("-" for
+// standard input, a path that is missing) count as empty. Reports keep the given order.
+std::vector<size_t> LargestFirst(const std::vector<std::string>& paths);
 
 }  // namespace shapelint::cli
 

@@ -73,6 +73,19 @@ TEST_CASE("cli: parallel runs give the same report as one at a time", "[cli][man
   CHECK_THAT(one.out, EndsWith("4 errors, 0 warnings in 6 models\n"));
 }
 
+TEST_CASE("cli: a run over many models starts the largest file first", "[cli][many]") {
+  TempDir dir;
+  const std::string small = dir.Write("small.onnx", std::string(10, 'x'));
+  const std::string big = dir.Write("big.onnx", std::string(300, 'x'));
+  const std::string mid = dir.Write("mid.onnx", std::string(20, 'x'));
+  const std::string big_too = dir.Write("big_too.onnx", std::string(300, 'x'));
+  const std::string missing = (dir.path() / "missing.onnx").string();
+  // Equal sizes keep the given order; what has no size ("-", a missing file) comes last.
+  CHECK(LargestFirst({small, "-", big, mid, missing, big_too}) ==
+        std::vector<size_t>{2, 5, 3, 0, 1, 4});
+  CHECK(LargestFirst({}).empty());
+}
+
 TEST_CASE("cli: --output writes the report to a file, whole", "[cli][many]") {
   TempDir dir;
   const std::string report = (dir.path() / "report.json").string();
