@@ -68,11 +68,7 @@ AttributeRef Node::attribute(int i) const {
   return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i);
 }
 
-size_t Node::attribute_serialized_size(int i) const {
-  const Graph::AttributeRecord& a =
-      graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
-  return a.parsed != nullptr ? 0 : a.bytes.size();
-}
+size_t Node::attribute_serialized_size(int i) const { return attribute_bytes(i).size(); }
 
 std::string_view Node::attribute_bytes(int i) const {
   const Graph::AttributeRecord& a =
