@@ -192,6 +192,15 @@ inline constexpr size_t kMaxTerms = 64;
 // How often arithmetic on this thread gave up on a result it could not hold: a coefficient or
 // constant past int64, or an expression past the caps above. Those results are unknown like
 // any other; the counts let a caller say why (the engine notes the node where it happened).
+struct CapHits {
+  int64_t overflow = 0;   // int64 overflow
+  int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
+  friend bool operator==(const CapHits& a, const CapHits& b) {
+    return a.overflow == b.overflow && a.too_large == b.too_large;
+  }
+};
+CapHits CapHitsSoFar();
+
 // Evaluates expressions under one binding, remembering the value of every floor, min and max
 // it meets: the requirements of a graph share most of their subexpressions, so evaluating all of
 // them at one size costs little more than evaluating the largest. The binding must outlive it.
@@ -206,15 +215,6 @@ class Evaluator {
   const Binding& binding_;
   absl::flat_hash_map<const ExprNode*, std::optional<Wide>> memo_;
 };
-
-struct CapHits {
-  int64_t overflow = 0;   // int64 overflow
-  int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
-  friend bool operator==(const CapHits& a, const CapHits& b) {
-    return a.overflow == b.overflow && a.too_large == b.too_large;
-  }
-};
-CapHits CapHitsSoFar();
 
 // Parses the ToString() syntax and what exporters write into dim_param:
 //   integers, symbols ([A-Za-z_][A-Za-z0-9_.:]* or "double-quoted" for any other name),
