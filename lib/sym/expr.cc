@@ -498,4 +498,20 @@ Expr FromDimParam(std::string_view dim_param) {
 
 bool KnownNonNegative(const Expr& e) { return e.node()->non_negative; }
 
+std::optional<LinearForm> AsLinear(const Expr& e) {
+  const ExprNode* p = e.node();
+  LinearForm form;
+  form.constant = p->constant;
+  form.terms.reserve(p->terms.size());
+  for (const Term& t : p->terms) {
+    if (t.monomial.size() != 1) return std::nullopt;  // a product of atoms
+    const Factor& f = t.monomial[0];
+    if (f.exponent != 1 || f.atom->kind != NodeKind::kSymbol) return std::nullopt;
+    form.terms.emplace_back(f.atom->name, t.coeff);
+  }
+  // Already sorted by name: terms of equal degree follow the atom order, which orders symbols by
+  // name, and a canonical polynomial has each monomial once with a non-zero coefficient.
+  return form;
+}
+
 }  // namespace shapelint::sym

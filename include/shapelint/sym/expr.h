@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -184,6 +185,16 @@ MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
 // non-negative coefficients and constant over atoms that are themselves non-negative. False
 // means "not proven", not "negative".
 bool KnownNonNegative(const Expr& e);
+
+// A polynomial of degree at most one in its symbols: constant + sum of coefficient * symbol.
+struct LinearForm {
+  int64_t constant = 0;
+  // Non-zero coefficients by symbol name, sorted by name, each symbol once.
+  std::vector<std::pair<std::string, int64_t>> terms;
+};
+// `e` as a linear form when it is one: every term a single symbol to the first power (no
+// products or powers of symbols, no floor, min or max). nullopt otherwise.
+std::optional<LinearForm> AsLinear(const Expr& e);
 
 // Cap on the number of terms of a polynomial (and arguments of min/max); past it, unknown.
 // (Monomial degree and the nesting of floor/min/max are capped at 64 as well.)
