@@ -1,13 +1,8 @@
+// Construction of canonical expressions, the accessors of Expr, and arithmetic.
 #include "shapelint/sym/expr.h"
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -15,24 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/status/statusor.h"
+#include "sym/expr_internal.h"
 #include "sym/expr_node.h"
 
 namespace shapelint::sym {
 namespace {
-
-// Intermediate results are kept in 128 bits so that the order in which coefficients or values
-// are combined cannot turn a representable result into a spurious overflow; only the final value
-// has to fit in int64.
-using Wide = __int128;
-
-constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 thread_local CapHits cap_hits;
 
@@ -44,286 +29,6 @@ MaybeExpr Overflowed() {
 MaybeExpr TooLarge() {
   ++cap_hits.too_large;
   return std::nullopt;
-}
-
-std::optional<int64_t> Narrow(Wide v) {
-  if (v < kInt64Min || v > kInt64Max) return std::nullopt;
-  return static_cast<int64_t>(v);
-}
-
-std::optional<Wide> WideAdd(Wide a, Wide b) {
-  Wide r;
-  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
-std::optional<Wide> WideMul(Wide a, Wide b) {
-  Wide r;
-  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
-std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
-  int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
-  return r;
-}
-
-// Floor semantics (Python's // and %) for any nonzero divisor. Written for a generic integer type
-// so that evaluation can use the wide type.
-template <typename T>
-std::optional<T> FloorDivInt(T a, T b) {
-  if (b == 0) return std::nullopt;
-  // min / -1 is the one quotient that overflows (and is undefined behaviour in C++).
-  if (b == -1) {
-    T r;
-    if (__builtin_sub_overflow(T{0}, a, &r)) return std::nullopt;
-    return r;
-  }
-  T q = a / b;
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) --q;
-  return q;
-}
-
-template <typename T>
-std::optional<T> CeilDivInt(T a, T b) {
-  if (b == 0) return std::nullopt;
-  if (b == -1) {
-    T r;
-    if (__builtin_sub_overflow(T{0}, a, &r)) return std::nullopt;
-    return r;
-  }
-  T q = a / b;
-  T r = a % b;
-  if (r != 0 && ((r < 0) == (b < 0))) ++q;
-  return q;
-}
-
-template <typename T>
-std::optional<T> ModInt(T a, T b) {
-  if (b == 0) return std::nullopt;
-  if (b == -1) return T{0};  // a % -1 is undefined behaviour for the minimum value.
-  T r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
-
-int Sign(int64_t a, int64_t b) { return a < b ? -1 : (a > b ? 1 : 0); }
-
-// ---------------------------------------------------------------------------------------------
-// Interning.
-
-struct NodePtrHash {
-  size_t operator()(const ExprNode* n) const { return n->hash; }
-};
-
-struct NodePtrEq {
-  bool operator()(const ExprNode* a, const ExprNode* b) const {
-    // Children are interned, so comparing them by address is structural equality.
-    return a->kind == b->kind && a->constant == b->constant && a->terms == b->terms &&
-           a->name == b->name && a->numerator == b->numerator && a->divisor == b->divisor &&
-           a->args == b->args;
-  }
-};
-
-// Whether `n` is >= 0 for sizes, from its children's flags (they are interned first). A sum
-// or product of non-negative parts is non-negative; an even power is whatever its base; a
-// floor divides by at least 2 and keeps the numerator's sign; a min needs every argument, a
-// max one.
-bool NonNegativeFromChildren(const ExprNode& n) {
-  auto flag = [](const ExprNode* child) { return child->non_negative; };
-  switch (n.kind) {
-    case NodeKind::kSymbol:
-      return true;
-    case NodeKind::kFloorDiv:
-      return n.numerator->non_negative;
-    case NodeKind::kMin:
-      return std::all_of(n.args.begin(), n.args.end(), flag);
-    case NodeKind::kMax:
-      return std::any_of(n.args.begin(), n.args.end(), flag);
-    case NodeKind::kPoly:
-      if (n.constant < 0) return false;
-      for (const Term& t : n.terms) {
-        if (t.coeff < 0) return false;
-        for (const Factor& f : t.monomial) {
-          if (f.exponent % 2 != 0 && !f.atom->non_negative) return false;
-        }
-      }
-      return true;
-  }
-  return false;
-}
-
-// Sets the fields that interning derives from the others: the flag and the hash.
-void Prepare(ExprNode& candidate) {
-  candidate.non_negative = NonNegativeFromChildren(candidate);
-  candidate.hash =
-      absl::HashOf(static_cast<int>(candidate.kind), candidate.constant, candidate.terms,
-                   candidate.name, candidate.numerator, candidate.divisor, candidate.args);
-}
-
-using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
-
-// The process-wide table: nodes built outside any InternScope, and the small constants (0
-// among them). Never freed: such Exprs are plain pointers that may be held anywhere for the
-// process lifetime.
-class GlobalTable {
- public:
-  // Small constants (dims, axes, indices) are most of the nodes a model asks for: each is made
-  // the first time it is asked for, then found without a lookup or a lock. nullptr outside the
-  // range. Every constant poly in the range comes from here (InternPolyNode), so it needs no
-  // place in the table. Made on first use: making all of them up front cost every process a
-  // million instructions, a twentieth of a run on a small model.
-  const ExprNode* SmallConstant(int64_t v) {
-    if (v < kFirstCachedConstant || v > kLastCachedConstant) return nullptr;
-    std::atomic<const ExprNode*>& slot = constants_[v - kFirstCachedConstant];
-    const ExprNode* node = slot.load(std::memory_order_acquire);
-    if (node != nullptr) return node;
-    ExprNode constant;
-    constant.depth = 0;
-    constant.constant = v;
-    Prepare(constant);
-    auto* made = new ExprNode(std::move(constant));
-    // Threads that make the same constant at once keep the first one made: one node per value.
-    if (slot.compare_exchange_strong(node, made, std::memory_order_acq_rel)) return made;
-    delete made;
-    return node;
-  }
-
-  // `candidate` is prepared.
-  const ExprNode* Intern(ExprNode candidate) {
-    absl::MutexLock lock(&mu_);
-    auto it = nodes_.find(&candidate);
-    if (it != nodes_.end()) return *it;
-    const ExprNode* node = new ExprNode(std::move(candidate));
-    nodes_.insert(node);
-    return node;
-  }
-
-  // The node equal to the prepared `candidate`, or nullptr. Scopes on several threads may look up
-  // at the same time.
-  const ExprNode* Find(const ExprNode& candidate) {
-    absl::ReaderMutexLock lock(&mu_);
-    auto it = nodes_.find(&candidate);
-    return it == nodes_.end() ? nullptr : *it;
-  }
-
-  size_t size() {
-    absl::ReaderMutexLock lock(&mu_);
-    return nodes_.size();
-  }
-
-  const ExprNode* zero() { return SmallConstant(0); }
-
- private:
-  static constexpr int64_t kFirstCachedConstant = -8;
-  static constexpr int64_t kLastCachedConstant = 1024;
-  std::array<std::atomic<const ExprNode*>, kLastCachedConstant - kFirstCachedConstant + 1>
-      constants_{};
-  absl::Mutex mu_;
-  NodeSet nodes_ ABSL_GUARDED_BY(mu_);
-};
-
-GlobalTable& Global() {
-  static GlobalTable* const table = new GlobalTable;
-  return *table;
-}
-
-}  // namespace
-
-// The nodes of one InternScope. Used by its thread only, so without a lock.
-struct ScopeTable {
-  ScopeTable* parent = nullptr;  // the enclosing scope on this thread, if any
-  // Every node this scope has handed out: those it owns, and those found in an enclosing scope
-  // or the process-wide table (kept so that finding them again takes no lock).
-  NodeSet nodes;
-  // The nodes it owns, in chunks whose capacity is reserved up front so that addresses are
-  // stable: one allocation per chunk, not per node, and all freed together.
-  std::vector<std::vector<ExprNode>> chunks;
-  size_t owned = 0;
-
-  const ExprNode* Own(ExprNode&& node) {
-    if (chunks.empty() || chunks.back().size() == chunks.back().capacity()) {
-      size_t capacity = chunks.empty() ? 64 : std::min<size_t>(chunks.back().capacity() * 2, 4096);
-      chunks.emplace_back().reserve(capacity);
-    }
-    ++owned;
-    return &chunks.back().emplace_back(std::move(node));
-  }
-};
-
-namespace {
-
-// The innermost InternScope alive on this thread, or nullptr.
-thread_local ScopeTable* current_scope = nullptr;
-
-const ExprNode* Intern(ExprNode candidate) {
-  Prepare(candidate);
-  ScopeTable* const scope = current_scope;
-  if (scope == nullptr) return Global().Intern(std::move(candidate));
-  if (auto it = scope->nodes.find(&candidate); it != scope->nodes.end()) return *it;
-  // An equal node that already exists elsewhere must be used, for pointer equality to hold.
-  const ExprNode* node = nullptr;
-  for (const ScopeTable* s = scope->parent; s != nullptr && node == nullptr; s = s->parent) {
-    if (auto it = s->nodes.find(&candidate); it != s->nodes.end()) node = *it;
-  }
-  if (node == nullptr) node = Global().Find(candidate);
-  if (node == nullptr) node = scope->Own(std::move(candidate));
-  scope->nodes.insert(node);
-  return node;
-}
-
-}  // namespace
-
-InternScope::InternScope() : table_(std::make_unique<ScopeTable>()) {
-  table_->parent = current_scope;
-  current_scope = table_.get();
-}
-
-InternScope::~InternScope() {
-  if (current_scope != table_.get()) {
-    // Its nodes may be the children of an inner scope's, or in use on another thread.
-    std::fputs("shapelint: sym::InternScope ended out of order or on another thread\n", stderr);
-    std::abort();
-  }
-  current_scope = table_->parent;
-}
-
-size_t InternScope::size() const { return table_->owned; }
-
-size_t InternedNodeCount() {
-  size_t count = Global().size();
-  for (const ScopeTable* s = current_scope; s != nullptr; s = s->parent) count += s->owned;
-  return count;
-}
-
-namespace {
-
-// ---------------------------------------------------------------------------------------------
-// Canonical order.
-
-int64_t Degree(const Monomial& m) {
-  int64_t degree = 0;
-  for (const Factor& f : m) degree += f.exponent;
-  return degree;
-}
-
-int CompareMonomials(const Monomial& a, const Monomial& b) {
-  // Higher total degree first, so that "s^2 + s + 1" reads like a textbook polynomial.
-  int64_t da = Degree(a), db = Degree(b);
-  if (da != db) return da > db ? -1 : 1;
-  size_t n = std::min(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (int c = CompareAtoms(a[i].atom, b[i].atom); c != 0) return c;
-    if (a[i].exponent != b[i].exponent) return a[i].exponent > b[i].exponent ? -1 : 1;
-  }
-  return Sign(static_cast<int64_t>(a.size()), static_cast<int64_t>(b.size()));
-}
-
-int CompareTerms(const Term& a, const Term& b) {
-  if (int c = CompareMonomials(a.monomial, b.monomial); c != 0) return c;
-  return Sign(a.coeff, b.coeff);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,21 +44,6 @@ struct WidePoly {
   Wide constant = 0;
   std::vector<WideTerm> terms;
 };
-
-const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms) {
-  if (terms.empty()) {
-    if (const ExprNode* cached = Global().SmallConstant(constant)) return cached;
-  }
-  ExprNode node;
-  node.kind = NodeKind::kPoly;
-  node.constant = constant;
-  node.depth = 0;
-  for (const Term& t : terms) {
-    for (const Factor& f : t.monomial) node.depth = std::max(node.depth, f.atom->depth);
-  }
-  node.terms = std::move(terms);
-  return Intern(std::move(node));
-}
 
 Expr Wrap(const ExprNode* node) { return ExprBuilder::FromNode(node); }
 
@@ -548,172 +238,6 @@ MaybeExpr MinMax(NodeKind kind, const MaybeExpr& a, const MaybeExpr& b) {
   return AtomExpr(Intern(std::move(atom)));
 }
 
-// ---------------------------------------------------------------------------------------------
-// Evaluation.
-
-using EvalMemo = absl::flat_hash_map<const ExprNode*, std::optional<Wide>>;
-
-std::optional<Wide> EvalPoly(const ExprNode* p, const Binding& binding, EvalMemo& memo);
-
-std::optional<Wide> EvalAtom(const ExprNode* a, const Binding& binding, EvalMemo& memo) {
-  if (a->kind == NodeKind::kSymbol) {
-    std::optional<int64_t> v = binding.Get(a->name);
-    if (!v) return std::nullopt;
-    return static_cast<Wide>(*v);
-  }
-  // Memoised because interned nodes are shared: a DAG can be exponentially larger as a tree.
-  if (auto it = memo.find(a); it != memo.end()) return it->second;
-  std::optional<Wide> result;
-  switch (a->kind) {
-    case NodeKind::kFloorDiv: {
-      std::optional<Wide> n = EvalPoly(a->numerator, binding, memo);
-      if (n) result = FloorDivInt<Wide>(*n, a->divisor);
-      break;
-    }
-    case NodeKind::kMin:
-    case NodeKind::kMax: {
-      for (const ExprNode* arg : a->args) {
-        std::optional<Wide> v = EvalPoly(arg, binding, memo);
-        if (!v) {
-          result = std::nullopt;
-          break;
-        }
-        if (!result || (a->kind == NodeKind::kMin ? *v < *result : *v > *result)) result = v;
-      }
-      break;
-    }
-    default:
-      break;
-  }
-  memo.emplace(a, result);
-  return result;
-}
-
-std::optional<Wide> EvalPoly(const ExprNode* p, const Binding& binding, EvalMemo& memo) {
-  Wide sum = p->constant;
-  for (const Term& t : p->terms) {
-    Wide value = t.coeff;
-    for (const Factor& f : t.monomial) {
-      std::optional<Wide> base = EvalAtom(f.atom, binding, memo);
-      if (!base) return std::nullopt;
-      for (int32_t i = 0; i < f.exponent; ++i) {
-        std::optional<Wide> v = WideMul(value, *base);
-        if (!v) return std::nullopt;
-        value = *v;
-      }
-    }
-    std::optional<Wide> s = WideAdd(sum, value);
-    if (!s) return std::nullopt;
-    sum = *s;
-  }
-  return sum;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Printing.
-
-void AppendPoly(const ExprNode* p, size_t limit, std::string* out);
-
-void AppendName(std::string_view name, std::string* out) {
-  if (IsIdentifier(name)) {
-    out->append(name);
-    return;
-  }
-  out->push_back('"');
-  for (char c : name) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(c);
-    } else if (u < 0x20 || u == 0x7f) {
-      absl::StrAppendFormat(out, "\\x%02x", u);
-    } else {
-      out->push_back(c);
-    }
-  }
-  out->push_back('"');
-}
-
-void AppendAtom(const ExprNode* a, size_t limit, std::string* out) {
-  // Past the limit the text is cut anyway: stop, so that a deeply shared DAG costs no more.
-  if (out->size() > limit) return;
-  switch (a->kind) {
-    case NodeKind::kSymbol:
-      AppendName(a->name, out);
-      return;
-    case NodeKind::kFloorDiv: {
-      // A lone monomial needs no parentheses: "floor(s / 2)", "floor(2*s / 3)".
-      bool parens = a->numerator->terms.size() + (a->numerator->constant != 0 ? 1 : 0) > 1;
-      out->append(parens ? "floor((" : "floor(");
-      AppendPoly(a->numerator, limit, out);
-      absl::StrAppend(out, parens ? ") / " : " / ", a->divisor, ")");
-      return;
-    }
-    case NodeKind::kMin:
-    case NodeKind::kMax: {
-      out->append(a->kind == NodeKind::kMin ? "min(" : "max(");
-      for (size_t i = 0; i < a->args.size(); ++i) {
-        if (i > 0) out->append(", ");
-        AppendPoly(a->args[i], limit, out);
-      }
-      out->push_back(')');
-      return;
-    }
-    case NodeKind::kPoly:
-      break;
-  }
-}
-
-void AppendMonomial(const Monomial& m, size_t limit, std::string* out) {
-  for (size_t i = 0; i < m.size(); ++i) {
-    if (i > 0) out->push_back('*');
-    AppendAtom(m[i].atom, limit, out);
-    if (m[i].exponent > 1) absl::StrAppend(out, "^", m[i].exponent);
-  }
-}
-
-// Appends one summand. `first` decides between a leading "-" and a separating " + " / " - ".
-// `monomial` is null for the constant term.
-void AppendSummand(int64_t coeff, const Monomial* monomial, bool first, size_t limit,
-                   std::string* out) {
-  bool negative = coeff < 0;
-  if (first) {
-    if (negative) out->push_back('-');
-  } else {
-    out->append(negative ? " - " : " + ");
-  }
-  uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(coeff) : static_cast<uint64_t>(coeff);
-  if (coeff == kInt64Min) {
-    // 2^63 is not an int64 literal, so it is written as 9223372036854775807 + 1, the way C
-    // spells INT64_MIN; Parse reads it back without an out-of-range literal.
-    if (monomial == nullptr) {
-      out->append("9223372036854775807 - 1");
-    } else {
-      out->append("9223372036854775807*");
-      AppendMonomial(*monomial, limit, out);
-      out->append(" - ");
-      AppendMonomial(*monomial, limit, out);
-    }
-    return;
-  }
-  if (monomial == nullptr) {
-    absl::StrAppend(out, magnitude);
-    return;
-  }
-  if (magnitude != 1) absl::StrAppend(out, magnitude, "*");
-  AppendMonomial(*monomial, limit, out);
-}
-
-void AppendPoly(const ExprNode* p, size_t limit, std::string* out) {
-  bool first = true;
-  for (const Term& t : p->terms) {
-    if (out->size() > limit) return;
-    AppendSummand(t.coeff, &t.monomial, first, limit, out);
-    first = false;
-  }
-  if (p->constant != 0 || first) AppendSummand(p->constant, nullptr, first, limit, out);
-}
-
 void CollectSymbols(const ExprNode* n, absl::flat_hash_set<const ExprNode*>& seen,
                     std::vector<std::string>& names) {
   if (!seen.insert(n).second) return;
@@ -739,63 +263,13 @@ void CollectSymbols(const ExprNode* n, absl::flat_hash_set<const ExprNode*>& see
 }  // namespace
 
 // -----------------------------------------------------------------------------------------------
-// Shared with parse.cc and tests.
-
-int CompareAtoms(const ExprNode* a, const ExprNode* b) {
-  if (a == b) return 0;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-  switch (a->kind) {
-    case NodeKind::kSymbol: {
-      int c = a->name.compare(b->name);
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    case NodeKind::kFloorDiv:
-      if (int c = ComparePolys(a->numerator, b->numerator); c != 0) return c;
-      return Sign(a->divisor, b->divisor);
-    case NodeKind::kMin:
-    case NodeKind::kMax: {
-      size_t n = std::min(a->args.size(), b->args.size());
-      for (size_t i = 0; i < n; ++i) {
-        if (int c = ComparePolys(a->args[i], b->args[i]); c != 0) return c;
-      }
-      return Sign(static_cast<int64_t>(a->args.size()), static_cast<int64_t>(b->args.size()));
-    }
-    case NodeKind::kPoly:
-      return ComparePolys(a, b);
-  }
-  return 0;
-}
-
-int ComparePolys(const ExprNode* a, const ExprNode* b) {
-  if (a == b) return 0;
-  size_t n = std::min(a->terms.size(), b->terms.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (int c = CompareTerms(a->terms[i], b->terms[i]); c != 0) return c;
-  }
-  // More terms first: constants sort last, as in "min(s, 4)".
-  if (a->terms.size() != b->terms.size()) return a->terms.size() > b->terms.size() ? -1 : 1;
-  return Sign(a->constant, b->constant);
-}
-
-bool IsIdentifier(std::string_view name) {
-  if (name.empty()) return false;
-  auto is_alpha = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-  };
-  if (!is_alpha(name[0])) return false;
-  for (char c : name.substr(1)) {
-    if (!is_alpha(c) && !(c >= '0' && c <= '9') && c != '.' && c != ':') return false;
-  }
-  return true;
-}
-
-// -----------------------------------------------------------------------------------------------
 // Expr.
 
 Expr::Expr() {
   // Cached: default construction is frequent and should not take the table lock. Always the
-  // process-wide node, also inside a scope (which finds it there when it builds a 0).
-  static const ExprNode* const zero = Global().zero();
+  // process-wide node, also inside a scope (which finds it there when it builds a 0): small
+  // constants come from the process-wide cache.
+  static const ExprNode* const zero = InternPolyNode(0, {});
   node_ = zero;
 }
 
@@ -828,16 +302,6 @@ std::vector<std::string> Expr::Symbols() const {
   return names;
 }
 
-std::optional<int64_t> Expr::Evaluate(const Binding& binding) const {
-  return Evaluator(binding)(*this);
-}
-
-std::optional<int64_t> Evaluator::operator()(const Expr& expr) {
-  std::optional<Wide> v = EvalPoly(expr.node(), binding_, memo_);
-  if (!v) return std::nullopt;
-  return Narrow(*v);
-}
-
 bool Expr::IsPolynomial() const {
   for (const Term& t : node_->terms) {
     for (const Factor& f : t.monomial) {
@@ -845,22 +309,6 @@ bool Expr::IsPolynomial() const {
     }
   }
   return true;
-}
-
-std::string Expr::ToString() const {
-  std::string out;
-  AppendPoly(node_, SIZE_MAX, &out);
-  return out;
-}
-
-std::string Expr::ToString(size_t max_chars) const {
-  std::string out;
-  AppendPoly(node_, max_chars, &out);
-  if (out.size() > max_chars) {
-    out.resize(max_chars);
-    out.append("...");
-  }
-  return out;
 }
 
 size_t Expr::Hash() const { return absl::HashOf(node_); }
@@ -1049,5 +497,21 @@ Expr FromDimParam(std::string_view dim_param) {
 }
 
 bool KnownNonNegative(const Expr& e) { return e.node()->non_negative; }
+
+std::optional<LinearForm> AsLinear(const Expr& e) {
+  const ExprNode* p = e.node();
+  LinearForm form;
+  form.constant = p->constant;
+  form.terms.reserve(p->terms.size());
+  for (const Term& t : p->terms) {
+    if (t.monomial.size() != 1) return std::nullopt;  // a product of atoms
+    const Factor& f = t.monomial[0];
+    if (f.exponent != 1 || f.atom->kind != NodeKind::kSymbol) return std::nullopt;
+    form.terms.emplace_back(f.atom->name, t.coeff);
+  }
+  // Already sorted by name: terms of equal degree follow the atom order, which orders symbols by
+  // name, and a canonical polynomial has each monomial once with a non-zero coefficient.
+  return form;
+}
 
 }  // namespace shapelint::sym

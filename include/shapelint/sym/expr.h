@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -185,6 +186,16 @@ MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
 // means "not proven", not "negative".
 bool KnownNonNegative(const Expr& e);
 
+// A polynomial of degree at most one in its symbols: constant + sum of coefficient * symbol.
+struct LinearForm {
+  int64_t constant = 0;
+  // Non-zero coefficients by symbol name, sorted by name, each symbol once.
+  std::vector<std::pair<std::string, int64_t>> terms;
+};
+// `e` as a linear form when it is one: every term a single symbol to the first power (no
+// products or powers of symbols, no floor, min or max). nullopt otherwise.
+std::optional<LinearForm> AsLinear(const Expr& e);
+
 // Cap on the number of terms of a polynomial (and arguments of min/max); past it, unknown.
 // (Monomial degree and the nesting of floor/min/max are capped at 64 as well.)
 inline constexpr size_t kMaxTerms = 64;
@@ -192,6 +203,15 @@ inline constexpr size_t kMaxTerms = 64;
 // How often arithmetic on this thread gave up on a result it could not hold: a coefficient or
 // constant past int64, or an expression past the caps above. Those results are unknown like
 // any other; the counts let a caller say why (the engine notes the node where it happened).
+struct CapHits {
+  int64_t overflow = 0;   // int64 overflow
+  int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
+  friend bool operator==(const CapHits& a, const CapHits& b) {
+    return a.overflow == b.overflow && a.too_large == b.too_large;
+  }
+};
+CapHits CapHitsSoFar();
+
 // Evaluates expressions under one binding, remembering the value of every floor, min and max
 // it meets: the requirements of a graph share most of their subexpressions, so evaluating all of
 // them at one size costs little more than evaluating the largest. The binding must outlive it.
@@ -206,15 +226,6 @@ class Evaluator {
   const Binding& binding_;
   absl::flat_hash_map<const ExprNode*, std::optional<Wide>> memo_;
 };
-
-struct CapHits {
-  int64_t overflow = 0;   // int64 overflow
-  int64_t too_large = 0;  // kMaxTerms, degree or nesting cap
-  friend bool operator==(const CapHits& a, const CapHits& b) {
-    return a.overflow == b.overflow && a.too_large == b.too_large;
-  }
-};
-CapHits CapHitsSoFar();
 
 // Parses the ToString() syntax and what exporters write into dim_param:
 //   integers, symbols ([A-Za-z_][A-Za-z0-9_.:]* or "double-quoted" for any other name),

@@ -1,0 +1,114 @@
+// What the parts of lib/sym share beyond the node representation: checked 128-bit arithmetic,
+// interning, and the canonical order of monomials. Only lib/sym includes this.
+//
+// The integer helpers run for every term of every construction and evaluation: they are defined
+// here, inline, so that each file that uses them inlines them rather than calling them.
+#ifndef SHAPELINT_LIB_SYM_EXPR_INTERNAL_H_
+#define SHAPELINT_LIB_SYM_EXPR_INTERNAL_H_
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "sym/expr_node.h"
+
+namespace shapelint::sym {
+
+// Intermediate results are kept in 128 bits so that the order in which coefficients or values
+// are combined cannot turn a representable result into a spurious overflow; only the final value
+// has to fit in int64.
+using Wide = __int128;
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+inline std::optional<int64_t> Narrow(Wide v) {
+  if (v < kInt64Min || v > kInt64Max) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+inline std::optional<Wide> WideAdd(Wide a, Wide b) {
+  Wide r;
+  if (__builtin_add_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+inline std::optional<Wide> WideMul(Wide a, Wide b) {
+  Wide r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+inline std::optional<int64_t> CheckedMul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return std::nullopt;
+  return r;
+}
+
+// Floor semantics (Python's // and %) for any nonzero divisor. Written for a generic integer type
+// so that evaluation can use the wide type.
+template <typename T>
+std::optional<T> FloorDivInt(T a, T b) {
+  if (b == 0) return std::nullopt;
+  // min / -1 is the one quotient that overflows (and is undefined behaviour in C++).
+  if (b == -1) {
+    T r;
+    if (__builtin_sub_overflow(T{0}, a, &r)) return std::nullopt;
+    return r;
+  }
+  T q = a / b;
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) --q;
+  return q;
+}
+
+template <typename T>
+std::optional<T> CeilDivInt(T a, T b) {
+  if (b == 0) return std::nullopt;
+  if (b == -1) {
+    T r;
+    if (__builtin_sub_overflow(T{0}, a, &r)) return std::nullopt;
+    return r;
+  }
+  T q = a / b;
+  T r = a % b;
+  if (r != 0 && ((r < 0) == (b < 0))) ++q;
+  return q;
+}
+
+template <typename T>
+std::optional<T> ModInt(T a, T b) {
+  if (b == 0) return std::nullopt;
+  if (b == -1) return T{0};  // a % -1 is undefined behaviour for the minimum value.
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interning (intern.cc).
+
+// The node equal to `candidate`, made and owned by the innermost InternScope (or the process-wide
+// table outside any scope) when none exists yet.
+const ExprNode* Intern(ExprNode candidate);
+
+// The interned polynomial constant + terms; `terms` must be canonical. Small constants come from
+// the process-wide cache, inside a scope too.
+const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms);
+
+// ---------------------------------------------------------------------------------------------
+// Canonical order (order.cc); CompareAtoms and ComparePolys are in expr_node.h.
+
+inline int64_t Degree(const Monomial& m) {
+  int64_t degree = 0;
+  for (const Factor& f : m) degree += f.exponent;
+  return degree;
+}
+
+// Higher total degree first, then factor by factor: < 0, 0 or > 0.
+int CompareMonomials(const Monomial& a, const Monomial& b);
+
+}  // namespace shapelint::sym
+
+#endif  // SHAPELINT_LIB_SYM_EXPR_INTERNAL_H_
