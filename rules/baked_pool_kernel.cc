@@ -3,6 +3,11 @@
 // Exporters without a dynamic adaptive pool decompose adaptive_avg_pool2d(x, out) at an input
 // size divisible by `out` into AveragePool(kernel = in / out, stride = in / out). The window
 // then yields `out` only at that input size; elsewhere the pooled map silently grows or shrinks.
+//
+// Claims: a pooling node on the failure's path whose spatial output changes with the moved
+// size and that has the decomposition's signature: windows that tile the input exactly
+// (strides == kernel_shape, no padding) and either a window of 1 (a no-op pool nobody writes
+// by hand) or a declared fixed pooled size.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/rule.h"
@@ -10,16 +15,62 @@
 namespace shapelint::lint {
 namespace {
 
-std::string Ints(ir::Node node, std::string_view attr) {
-  ir::AttributeRef a = node.FindAttribute(attr);
-  if (!a) return "[1, ...]";
-  return absl::StrCat("[", absl::StrJoin(a->ints(), ", "), "]");
+// Dims before the spatial ones: batch and channels.
+constexpr size_t kSpatialBegin = 2;
+
+bool IsPool(const std::string& op) {
+  return op == "AveragePool" || op == "MaxPool" || op == "LpPool";
 }
 
 std::vector<int64_t> IntsOf(ir::Node node, std::string_view attr) {
   ir::AttributeRef a = node.FindAttribute(attr);
   if (!a) return {};
   return {a->ints().begin(), a->ints().end()};
+}
+
+std::string Ints(ir::Node node, std::string_view attr) {
+  if (!node.FindAttribute(attr)) return "[1, ...]";
+  return absl::StrCat("[", absl::StrJoin(IntsOf(node, attr), ", "), "]");
+}
+
+// True when the spatial dims of the node's output differ between the witness and the moved
+// sizes (only batch or channels changing is not the window's doing).
+bool SpatialChanged(const BlameSite& site, ir::Node node) {
+  const std::string_view out = node.output(0);
+  auto a = site.DimsAtWitness(out), b = site.DimsAtMoved(out);
+  if (!a || !b || a->size() != b->size() || a->size() <= kSpatialBegin) return a != b;
+  return !std::equal(a->begin() + kSpatialBegin, a->end(), b->begin() + kSpatialBegin);
+}
+
+// True when the graph declares the node's pooled size fixed (every spatial dim a number).
+bool DeclaresFixedPooledSize(const ir::Graph& g, ir::Node node) {
+  const std::string_view out = node.output(0);
+  for (const auto* vi : {g.Output(out), g.ValueInfo(out)}) {
+    if (vi == nullptr || !vi->type().tensor_type().has_shape()) continue;
+    const auto& s = vi->type().tensor_type().shape();
+    if (s.dim_size() <= static_cast<int>(kSpatialBegin)) continue;
+    bool fixed = true;
+    for (int i = kSpatialBegin; i < s.dim_size(); ++i) fixed = fixed && s.dim(i).has_dim_value();
+    if (fixed) return true;
+  }
+  return false;
+}
+
+bool IsDecomposedAdaptivePool(const BlameSite& site, int index) {
+  const ir::Node n = site.graph().node(index);
+  if (!IsPool(n.op_type()) || !SpatialChanged(site, n)) return false;
+  const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
+  std::vector<int64_t> strides = IntsOf(n, "strides");
+  const std::vector<int64_t> pads = IntsOf(n, "pads");
+  if (kernel.empty()) return false;
+  if (strides.empty()) strides.assign(kernel.size(), 1);
+  // Adaptive pooling decomposed at a divisible size: windows tile the input exactly.
+  if (strides != kernel) return false;
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p != 0; })) return false;
+  // A window of 1 with stride 1 does nothing; only the decomposition writes that.
+  if (std::all_of(kernel.begin(), kernel.end(), [](int64_t k) { return k == 1; })) return true;
+  // Or the model promises a fixed pooled size that the window only gives at one size.
+  return DeclaresFixedPooledSize(site.graph(), n);
 }
 
 // Inside the witness range the pooled size is right, but adaptive pooling's values come out
@@ -31,8 +82,8 @@ std::optional<std::string> ExactTiling(const Analysis& analysis, const Cause& ca
   const auto& node = cause.graph->node(cause.node);
   const auto kernel = IntsOf(node, "kernel_shape");
   const infer::TensorFact* in = analysis.inference().Find(node.input(0));
-  auto out = analysis.ShapeAt(node.output(0), analysis.witness());
-  if (in == nullptr || !in->shape || !out || in->shape->size() != kernel.size() + 2) {
+  auto out = analysis.DimsAt(node.output(0), analysis.witness());
+  if (in == nullptr || !in->shape || !out || in->shape->size() != kernel.size() + kSpatialBegin) {
     return std::nullopt;
   }
   std::vector<std::string> exact;
@@ -45,9 +96,9 @@ std::optional<std::string> ExactTiling(const Analysis& analysis, const Cause& ca
       b.Set(r.symbol, v);
       bool tiles = true;
       for (size_t i = 0; i < kernel.size(); ++i) {
-        const auto& dim = (*in->shape)[i + 2];
+        const auto& dim = (*in->shape)[i + kSpatialBegin];
         auto size = dim ? dim->Evaluate(b) : std::nullopt;
-        tiles = tiles && size == kernel[i] * (*out)[i + 2];
+        tiles = tiles && size == kernel[i] * (*out)[i + kSpatialBegin];
       }
       if (tiles) good.push_back(v);
     }
@@ -65,15 +116,19 @@ class BakedPoolKernel : public Rule {
  public:
   using Rule::Rule;
 
+  bool ClaimsNode(const BlameSite& site, int node) const override {
+    return IsDecomposedAdaptivePool(site, node);
+  }
+
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      if (cause.pattern != Pattern::kAdaptivePool) continue;
+      if (!Owns(cause)) continue;
       const auto& node = cause.graph->node(cause.node);
       std::string pooled = "the pooled size";
-      if (auto dims = analysis.ShapeAt(node.output(0), analysis.witness());
-          dims && dims->size() > 2) {
+      if (auto dims = analysis.DimsAt(node.output(0), analysis.witness());
+          dims && dims->size() > kSpatialBegin) {
         pooled = absl::StrCat("the pooled size [",
-                              absl::StrJoin(dims->begin() + 2, dims->end(), ", "), "]");
+                              absl::StrJoin(dims->begin() + kSpatialBegin, dims->end(), ", "), "]");
       }
       Finding f =
           FindingFor(analysis, cause, cause.node,

@@ -1,6 +1,14 @@
 // SL002 baked-reshape-target: a Reshape whose target holds literal sizes while its input's
 // dims are dynamic — a traced Python int (x.view(int(x.size(0)), -1)), a decomposition that
 // froze its views (torch.kron), or a folded batch*seq.
+//
+// Claims: a Reshape on the failure's path (the failing node, or one whose output changes with
+// the moved size) with a dynamic input and a literal entry other than 0 and -1 in its target,
+// unless it only regroups the input's static dims (the head split of attention) or the failing
+// node has a literal operand of its own, which explains the failure better (GroupNorm's
+// Reshape [0, groups, -1] is not where the channel count was fixed).
+// Also reports, without a failure, a literal first or last entry where the input has a
+// declared-dynamic dim and the target has a -1: x.view(int(x.size(0)), -1) mixes samples.
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
@@ -11,15 +19,18 @@
 namespace shapelint::lint {
 namespace {
 
+// Products of static dims past this are left alone: they would overflow before they matter.
+constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
+
 std::string DimsText(const std::vector<sym::MaybeExpr>& dims) {
   std::vector<std::string> parts;
   for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }
 
-std::string OriginText(const Analysis& analysis, const infer::TensorFact& target) {
+std::string OriginText(const infer::Inference& inference, const infer::TensorFact& target) {
   for (const auto& e : *target.values) {
-    const infer::Origin* o = analysis.inference().OriginOf(e.origin);
+    const infer::Origin* o = inference.OriginOf(e.origin);
     if (o == nullptr || !o->IsLiteral()) continue;
     switch (o->kind) {
       case infer::Origin::Kind::kInitializer:
@@ -35,14 +46,73 @@ std::string OriginText(const Analysis& analysis, const infer::TensorFact& target
   return "a literal";
 }
 
+// True when a Reshape keeps every dynamic dim of its input as an entry of the target and only
+// regroups the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention. Its
+// literals are right at every size.
+bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact& target) {
+  std::vector<sym::Expr> dynamic;
+  int64_t static_product = 1;
+  for (const auto& d : *input.shape) {
+    if (!d) return false;
+    if (auto c = d->AsConstant()) {
+      if (*c <= 0 || static_product > kMaxStaticProduct) return false;
+      static_product *= *c;
+    } else {
+      dynamic.push_back(*d);
+    }
+  }
+  int64_t literal_product = 1;
+  bool infer_one = false;
+  for (const auto& e : *target.values) {
+    if (!e.value) return false;
+    if (auto c = e.value->AsConstant()) {
+      if (*c == -1 && !infer_one) {
+        infer_one = true;
+        continue;
+      }
+      if (*c <= 0 || literal_product > kMaxStaticProduct) return false;  // 0 copies a dim
+      literal_product *= *c;
+      continue;
+    }
+    auto it = std::find(dynamic.begin(), dynamic.end(), *e.value);
+    if (it == dynamic.end()) return false;
+    dynamic.erase(it);
+  }
+  if (!dynamic.empty()) return false;
+  return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
+}
+
+bool IsLiteralReshape(const BlameSite& site, int node) {
+  const ir::Node n = site.graph().node(node);
+  if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
+  if (node != site.start() && !site.Changed(node)) return false;
+  const infer::TensorFact* target = site.inference().Find(n.input(1));
+  const infer::TensorFact* input = site.inference().Find(n.input(0));
+  if (target == nullptr || !target->values || input == nullptr || !input->shape) return false;
+  const bool symbolic_input = std::any_of(input->shape->begin(), input->shape->end(),
+                                          [](const auto& d) { return d && !d->IsConstant(); });
+  if (!symbolic_input || RegroupsStaticDims(*input, *target)) return false;
+  return std::any_of(target->values->begin(), target->values->end(), [&](const auto& e) {
+    auto c = e.value ? e.value->AsConstant() : std::nullopt;
+    const infer::Origin* o = site.inference().OriginOf(e.origin);
+    return c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral();
+  });
+}
+
 class BakedReshapeTarget : public Rule {
  public:
   using Rule::Rule;
 
+  bool ClaimsNode(const BlameSite& site, int node) const override {
+    // A literal operand of the failing node outranks reshapes further up.
+    if (node != site.start() && site.literal().kind != LiteralSource::Kind::kNone) return false;
+    return IsLiteralReshape(site, node);
+  }
+
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     absl::flat_hash_set<int> reported;
     for (const Cause& cause : analysis.causes()) {
-      if (cause.pattern != Pattern::kLiteralReshape) continue;
+      if (!Owns(cause)) continue;
       if (cause.graph == &analysis.model().graph()) reported.insert(cause.node);
       const auto& node = cause.graph->node(cause.node);
       const infer::TensorFact* input = analysis.inference().Find(node.input(0));
@@ -52,7 +122,7 @@ class BakedReshapeTarget : public Rule {
       Finding f = FindingFor(
           analysis, cause, cause.node,
           absl::StrCat("Reshape target ", DimsText(target_values), " from ",
-                       OriginText(analysis, *target), " holds sizes of the example input, but the ",
+                       OriginText(analysis.inference(), *target), " holds sizes of the example input, but the ",
                        "input shape ", DimsText(*input->shape), " is dynamic"));
       f.attribute = "input 1 (shape)";
       f.fix =
@@ -120,7 +190,7 @@ class BakedReshapeTarget : public Rule {
     Finding f = FindingAt(
         analysis, g, node, Severity::kWarning,
         absl::StrCat("Reshape target ", DimsText(target_values), " from ",
-                     OriginText(analysis, target), " puts the literal ", *literal,
+                     OriginText(analysis.inference(), target), " puts the literal ", *literal,
                      first ? " first" : " last", ", where the input has the ", "dynamic ", name,
                      ": a size of the example input (a traced int(x.size(", first ? 0 : -1, ")))"));
     f.attribute = "input 1 (shape)";
@@ -135,7 +205,7 @@ class BakedReshapeTarget : public Rule {
     Counterexample c = analysis.Evaluate(at);
     if (!c.node_fails) {
       c.failing_node = analysis.Ref(g, node);
-      auto shape = analysis.ShapeAt(n.output(0), at);
+      auto shape = analysis.DimsAt(n.output(0), at);
       c.failure =
           absl::StrCat("Reshape output axis ", target_axis, " is ", *literal, " for ", name, " = ",
                        *literal + 1, shape ? absl::StrCat(" (", FormatDims(*shape), ")") : "",

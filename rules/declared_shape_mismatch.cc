@@ -2,6 +2,9 @@
 // does not compute — a dynamic dim computed as a constant, a constant computed from a symbol,
 // or two different constants. Only dims that promise something are compared: numbers and
 // expressions over input symbols, not names an exporter invented ("unk__3").
+//
+// Takes what no rule claimed: a declared shape contradicted where no rule that runs recognised
+// the op where the size entered.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/rule.h"
@@ -15,8 +18,8 @@ class DeclaredShapeMismatch : public Rule {
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      // A cause with a recognised pattern is reported by the rule for that pattern.
-      if (cause.pattern != Pattern::kNone) continue;
+      // A claimed cause is reported by the rule that claimed it.
+      if (cause.owner != nullptr) continue;
       for (const Pin* pin : cause.pins) {
         const infer::Requirement& r = *pin->requirement;
         if (r.kind != infer::RequirementKind::kDeclaredShape) continue;

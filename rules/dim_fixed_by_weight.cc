@@ -1,6 +1,10 @@
 // SL004 dim-fixed-by-weight: a dim the inputs declare dynamic is fixed by the shape of a
 // weight — a conv kernel's input channels, a linear layer's in_features, a per-channel scale.
 // The graph is fine and PyTorch rejects other sizes too; the declaration is what is wrong.
+//
+// Claims: a failure whose failing node meets a trained weight (LiteralSource::Kind::kWeight:
+// a kernel or feature count the node contracts over, a per-channel vector, or a tensor named
+// as a module parameter).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/rule.h"
@@ -12,9 +16,13 @@ class DimFixedByWeight : public Rule {
  public:
   using Rule::Rule;
 
+  bool ClaimsLiteral(const BlameSite& site) const override {
+    return site.literal().kind == LiteralSource::Kind::kWeight;
+  }
+
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      if (cause.pattern != Pattern::kFixedByWeight) continue;
+      if (!Owns(cause)) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
       Finding f = FindingFor(analysis, cause, cause.node,
                              absl::StrCat("weight '", cause.literal.name, "' [",

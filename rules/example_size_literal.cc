@@ -279,11 +279,11 @@ std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int inde
 // Sizes of the slot's dim (when it is one symbol) at which the literal's derivation is exact
 // and eager PyTorch's own value of it would fit: the neighbouring perfect squares for sqrt(T),
 // the neighbouring even sizes and k - 1 for D // 2 (TopK's k then exceeds the dim).
-std::vector<Analysis::Probe> ExactProbes(const Slot& slot, Form form, int64_t d) {
+std::vector<SizeProbe> ExactProbes(const Slot& slot, Form form, int64_t d) {
   const auto symbol = slot.dim.AsSymbol();
   if (!symbol) return {};
   const int64_t v = std::llabs(slot.literal);
-  std::vector<Analysis::Probe> probes;
+  std::vector<SizeProbe> probes;
   auto add = [&](int64_t size) {
     if (size >= 1 && size != d) probes.push_back({std::string(*symbol), size});
   };
@@ -312,13 +312,6 @@ bool FixedByWeight(const Analysis& analysis, const sym::Expr& dim) {
   return false;
 }
 
-bool IsCause(const Analysis& analysis, const ir::Graph& g, int node) {
-  for (const Cause& c : analysis.causes()) {
-    if (c.graph == &g && c.node == node && c.pattern != Pattern::kNone) return true;
-  }
-  return false;
-}
-
 class ExampleSizeLiteral : public Rule {
  public:
   using Rule::Rule;
@@ -327,9 +320,10 @@ class ExampleSizeLiteral : public Rule {
     if (!analysis.has_example()) return;
     const ir::Graph& g = analysis.model().graph();
     for (int index : g.topological_order()) {
-      if (IsCause(analysis, g, index)) continue;  // another rule reports it, with more proof
+      // Another rule that runs reports it, with more proof.
+      if (analysis.Claimed(g, index)) continue;
       std::vector<std::string> parts, symbols;
-      std::vector<Analysis::Probe> probes;
+      std::vector<SizeProbe> probes;
       std::string operand;
       infer::OriginId origin = infer::kNoOrigin;
       for (const Slot& slot : SlotsOf(analysis, g, index)) {

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "infer/tensor_util.h"
+#include "shapelint/infer/constants.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -91,7 +91,15 @@ std::optional<Reduced> ReductionOf(const Analysis& analysis, const ir::Graph& g,
   return std::nullopt;
 }
 
-bool Near(double a, double b) { return std::fabs(a - b) <= 1e-5 * std::fabs(b); }
+// A float literal written from an int matches the size to within float32 rounding (sqrt(64) is
+// exact; sqrt(80) = 8.944272 has seven significant digits): a relative tolerance well above
+// float32's epsilon (1.2e-7) and well below the gap between neighbouring sizes' roots.
+constexpr double kRelativeTolerance = 1e-5;
+// The literal is a size when it is at least 2: 1 is the identity, and a factor between 1 and 2
+// is no size.
+constexpr double kMinSize = 2 - 1e-9;
+
+bool Near(double a, double b) { return std::fabs(a - b) <= kRelativeTolerance * std::fabs(b); }
 
 class ExampleSizeScale : public Rule {
  public:
@@ -109,7 +117,7 @@ class ExampleSizeScale : public Rule {
         if (!scale || *scale == 0) continue;
         // Dividing by the size, or multiplying by its inverse: either way the number is n.
         const double number = std::fabs(*scale) >= 1 ? std::fabs(*scale) : 1 / std::fabs(*scale);
-        if (number < 2 - 1e-9) continue;
+        if (number < kMinSize) continue;
         auto reduced = ReductionOf(analysis, g, n.input(1 - side));
         if (!reduced) continue;
         auto matched = Match(analysis, *reduced, number);

@@ -2,6 +2,10 @@
 // positional table sliced to the example length and folded, a causal mask built at the example
 // size, a Constant shape fed to Expand or Tile. The exporter evaluated x.size(...) once and
 // wrote the result; at other sizes the node fails.
+//
+// Claims: a failure whose failing node meets a literal the exporter wrote
+// (LiteralSource::Kind::kConstant), traced back through layout ops to a Constant or an
+// initializer; blamed where it entered (the Expand or Tile it sizes, or its first consumer).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/rule.h"
@@ -13,9 +17,13 @@ class FoldedConstant : public Rule {
  public:
   using Rule::Rule;
 
+  bool ClaimsLiteral(const BlameSite& site) const override {
+    return site.literal().kind == LiteralSource::Kind::kConstant;
+  }
+
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      if (cause.pattern != Pattern::kFoldedConstant) continue;
+      if (!Owns(cause)) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
       const LiteralSource& src = cause.literal;
       const std::string what = src.node >= 0

@@ -16,13 +16,10 @@ class InputContract : public Rule {
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     absl::flat_hash_set<std::string> stated;
     for (const Cause& cause : analysis.causes()) {
-      if (cause.pattern != Pattern::kNone) continue;
+      if (cause.owner != nullptr) continue;  // a rule found where a size entered
       for (const Pin* pin : cause.pins) {
         const infer::Requirement& r = *pin->requirement;
-        if (r.kind == infer::RequirementKind::kDeclaredShape || pin->symbols.size() < 2 ||
-            r.lhs.IsConstant() || r.rhs.IsConstant()) {
-          continue;
-        }
+        if (r.kind == infer::RequirementKind::kDeclaredShape || !pin->contract) continue;
         const std::string relation = EqualityText(r);
         if (!stated.insert(relation).second) continue;
         Finding f = FindingFor(analysis, cause, r.node,

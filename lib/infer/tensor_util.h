@@ -11,6 +11,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "infer/op_context.h"
+#include "shapelint/infer/constants.h"
 
 namespace shapelint::infer {
 
@@ -79,9 +80,6 @@ std::optional<std::vector<int64_t>> StaticDimsWithValues(const TensorFact& fact)
 std::vector<Element> GatherIndices(const std::vector<Element>& values,
                                    const std::vector<int64_t>& dims,
                                    const std::vector<std::vector<int64_t>>& kept);
-// The data of the float or double initializer or Constant node named `name`, as seen from
-// `graph` (enclosing graphs included).
-std::optional<std::vector<double>> ConstantFloats(const ir::Graph& graph, std::string_view name);
 
 // Normalises each axis against `rank`; nullopt when one is out of range or repeated.
 std::optional<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank);

@@ -258,9 +258,7 @@ LintOptions Settings::ToLintOptions() const {
   LintOptions o;
   if (select) {
     o.select = *select;
-    o.select.insert(o.select.end(), extend_select.begin(), extend_select.end());
-    // Selecting nothing runs nothing: a name no rule has stands for "none".
-    if (o.select.empty()) o.select.push_back("-");
+    o.select->insert(o.select->end(), extend_select.begin(), extend_select.end());
   }
   o.ignore = ignore;
   o.export_dims = export_dims;

@@ -1,57 +1,48 @@
-#include "shapelint/lint/lint.h"
-
+// The engine behind lint::Lint: the options applied to the model, the selected rules built,
+// offered the failures to claim, and run.
 #include <algorithm>
 #include <tuple>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
 #include "lint/rule.h"
+#include "lint/selection.h"
+#include "shapelint/lint/lint.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
 
-struct RuleEntry {
-  RuleInfo info;
-  std::unique_ptr<Rule> (*factory)(const RuleInfo&);
-};
-
-const std::vector<RuleEntry>& Registry() {
-  static const auto* entries = new std::vector<RuleEntry>{
-#define SHAPELINT_RULE(code, name, factory, level, summary) \
-  {{#code, name, summary, Severity::level}, factory},
-#include "rules/rules.def"
-#undef SHAPELINT_RULE
-  };
-  return *entries;
+// The sizes the model was exported at, as a binding of its input symbols.
+absl::StatusOr<sym::Binding> ExampleSizes(const Analysis& analysis, const ProbeSpec& spec) {
+  if (spec.range_symbol) return absl::InvalidArgumentError("export dims: a size, not a range");
+  auto example = BindSizes(analysis, spec);
+  if (!example.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("export dims: ", example.status().message()));
+  }
+  return example;
 }
 
-bool Names(const RuleInfo& info, const std::vector<std::string>& list) {
-  return std::any_of(list.begin(), list.end(), [&](const std::string& s) {
-    return absl::EqualsIgnoreCase(s, absl::string_view(info.code.data(), info.code.size())) ||
-           absl::EqualsIgnoreCase(s, absl::string_view(info.name.data(), info.name.size()));
-  });
-}
-
-bool Selected(const RuleInfo& info, const LintOptions& options) {
-  if (Names(info, options.ignore)) return false;
-  return options.select.empty() || Names(info, options.select);
+// A rule reports at most at its level (its doc page's "Severity:"): more is a bug in the rule.
+absl::Status CheckLevels(const Rule& rule, absl::Span<const Finding> findings) {
+  for (const Finding& f : findings) {
+    if (f.severity <= rule.info().level) continue;
+    return absl::InternalError(absl::StrCat(
+        "rule ", std::string(rule.info().code), " reported ", std::string(SeverityName(f.severity)),
+        " '", f.message, "', above its level ", std::string(SeverityName(rule.info().level))));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-const std::vector<RuleInfo>& AllRules() {
-  static const auto* infos = [] {
-    auto* v = new std::vector<RuleInfo>();
-    for (const auto& e : Registry()) v->push_back(e.info);
-    return v;
-  }();
-  return *infos;
-}
-
-absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& given, const LintOptions& options) {
+absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const LintOptions& options,
+                                              absl::Span<const RuleFactory> registry) {
+  std::vector<RuleInfo> infos;
+  for (const RuleFactory& f : registry) infos.push_back(f.info);
+  auto selected = SelectedRules(infos, options.select, options.ignore);
+  if (!selected.ok()) return selected.status();
   // Every expression of this run is freed at its end: findings hold only strings.
   sym::InternScope scope;
   std::unique_ptr<ir::Model> adjusted;
@@ -63,19 +54,24 @@ absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& given, const LintOpti
   const ir::Model& model = adjusted ? *adjusted : given;
   Analysis analysis(model);
   if (options.export_dims) {
-    if (options.export_dims->range_symbol) {
-      return absl::InvalidArgumentError("export dims: a size, not a range");
-    }
-    auto example = BindSizes(analysis, *options.export_dims);
-    if (!example.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("export dims: ", example.status().message()));
-    }
+    auto example = ExampleSizes(analysis, *options.export_dims);
+    if (!example.ok()) return example.status();
     analysis.SetExample(*std::move(example));
   }
+  std::vector<std::unique_ptr<Rule>> rules;
+  std::vector<const Matcher*> matchers;
+  for (size_t i = 0; i < registry.size(); ++i) {
+    if (!(*selected)[i]) continue;
+    rules.push_back(registry[i].make(registry[i].info));
+    matchers.push_back(rules.back().get());
+  }
+  analysis.AssignCauses(matchers);
   std::vector<Finding> findings;
-  for (const RuleEntry& e : Registry()) {
-    if (!Selected(e.info, options)) continue;
-    e.factory(e.info)->Check(analysis, findings);
+  for (const auto& rule : rules) {
+    const size_t before = findings.size();
+    rule->Check(analysis, findings);
+    const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
+    if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
   }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.node.graph, a.node.index, a.rule) <

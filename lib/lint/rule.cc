@@ -9,29 +9,11 @@
 #include "shapelint/infer/facts.h"
 
 namespace shapelint::lint {
-
-std::string EqualityText(const infer::Requirement& requirement) {
-  return absl::StrCat(requirement.lhs.ToString(kMaxExprText),
-                      " == ", requirement.rhs.ToString(kMaxExprText));
-}
-
 namespace {
 
-std::string RequirementText(const infer::Requirement& r) {
-  const std::string lhs = r.lhs.ToString(kMaxExprText);
-  const std::string rhs = r.rhs.ToString(kMaxExprText);
-  switch (r.relation) {
-    case infer::Relation::kEqual:
-      return absl::StrCat(lhs, " == ", rhs);
-    case infer::Relation::kBroadcastable:
-      return absl::StrCat(lhs, " == ", rhs, ", or either is 1");
-    case infer::Relation::kDivisible:
-      return absl::StrCat(lhs, " % ", rhs, " == 0");
-    case infer::Relation::kAtLeast:
-      return absl::StrCat(lhs, " >= ", rhs);
-  }
-  return "";
-}
+// An operand's values are listed next to its shape up to this many: a shape computation's
+// operands are short (a Reshape target, Slice bounds), and a longer list reads as noise.
+constexpr size_t kMaxValuesShown = 16;
 
 // The shapes of the node's inputs and outputs as the engine computed them.
 void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, Finding& f) {
@@ -42,7 +24,7 @@ void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, F
     const infer::TensorFact* fact = analysis.inference().FindIn(graph, value);
     if (fact == nullptr) return;
     std::string text = infer::ShapeText(*fact, kMaxExprText);
-    if (fact->values && !fact->values->empty() && fact->values->size() <= 16) {
+    if (fact->values && !fact->values->empty() && fact->values->size() <= kMaxValuesShown) {
       absl::StrAppend(&text, " = ", infer::ValuesText(*fact, kMaxExprText));
     }
     f.expressions.push_back(
@@ -50,6 +32,35 @@ void AddNodeShapes(const Analysis& analysis, const ir::Graph& graph, int node, F
   };
   for (std::string_view input : node_ref.input()) add("input", input);
   for (std::string_view output : node_ref.output()) add("output", output);
+}
+
+// Sums of dims related to each other hold along a line, not at the point the search found:
+// the relations themselves are the witness.
+void RelationsAsWitness(const Cause& cause, Witness& witness) {
+  std::vector<std::string> relations;
+  for (const Pin* p : cause.pins) {
+    std::string relation = EqualityText(*p->requirement);
+    if (std::find(relations.begin(), relations.end(), relation) == relations.end()) {
+      relations.push_back(std::move(relation));
+    }
+  }
+  witness.ranges.clear();
+  witness.summary = absl::StrCat("works only where ", absl::StrJoin(relations, " and "));
+  witness.relations = std::move(relations);
+}
+
+// The requirements behind the finding, and where each is imposed when not at `node`.
+void AddRequirements(const Cause& cause, const ir::Graph& graph, int node, Finding& f) {
+  for (const Pin* pin : cause.pins) {
+    const infer::Requirement& r = *pin->requirement;
+    std::string text = RequirementText(r);
+    if (!r.what.empty()) absl::StrAppend(&text, " (", r.what, ")");
+    if (r.graph != nullptr && r.node >= 0 && (r.graph != &graph || r.node != node)) {
+      absl::StrAppend(&text, " at ", r.graph->node(r.node).op_type(), " '",
+                      r.graph->NodeLabel(r.node), "'");
+    }
+    f.expressions.push_back({"requires", std::move(text)});
+  }
 }
 
 }  // namespace
@@ -63,44 +74,23 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   const ir::Graph& graph = cause.graph != nullptr ? *cause.graph : analysis.model().graph();
   f.node = analysis.Ref(graph, node);
   f.symbols = cause.symbols;
-  const bool always_false = std::all_of(cause.pins.begin(), cause.pins.end(),
-                                        [](const Pin* p) { return p->always_false; });
-  if (always_false) {
+  auto all = [&](bool Pin::*flag) {
+    return std::all_of(cause.pins.begin(), cause.pins.end(),
+                       [&](const Pin* p) { return p->*flag; });
+  };
+  if (all(&Pin::always_false)) {
     f.counterexample = analysis.CounterexampleAt(analysis.witness());
   } else {
     f.witness = analysis.WitnessFor(cause.symbols);
     f.counterexample = analysis.CounterexampleFor(cause.symbols);
-    // Sums of dims related to each other hold along a line, not at the point the search found:
-    // the relation itself is the witness.
-    if (!cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(),
-                                           [](const Pin* p) { return p->contract; })) {
-      std::vector<std::string> relations;
-      for (const Pin* p : cause.pins) {
-        std::string relation = EqualityText(*p->requirement);
-        if (std::find(relations.begin(), relations.end(), relation) == relations.end()) {
-          relations.push_back(std::move(relation));
-        }
-      }
-      f.witness->ranges.clear();
-      f.witness->summary = absl::StrCat("works only where ", absl::StrJoin(relations, " and "));
-      f.witness->relations = std::move(relations);
-    }
+    if (!cause.pins.empty() && all(&Pin::contract)) RelationsAsWitness(cause, *f.witness);
   }
   f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
-  for (const Pin* pin : cause.pins) {
-    const infer::Requirement& r = *pin->requirement;
-    std::string text = RequirementText(r);
-    if (!r.what.empty()) absl::StrAppend(&text, " (", r.what, ")");
-    if (r.graph != nullptr && r.node >= 0 && (r.graph != &graph || r.node != node)) {
-      absl::StrAppend(&text, " at ", r.graph->node(r.node).op_type(), " '",
-                      r.graph->NodeLabel(r.node), "'");
-    }
-    f.expressions.push_back({"requires", std::move(text)});
-  }
+  AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);
   // The blame chain: how the size travels from the culprit to where the graph breaks.
   for (size_t i = 1; i < cause.chain.size(); ++i) {
-    int n = cause.chain[i];
+    const int n = cause.chain[i];
     f.notes.push_back({absl::StrCat("the size flows into ", graph.node(n).op_type(), " '",
                                     graph.NodeLabel(n), "'"),
                        analysis.Ref(graph, n)});

@@ -1,5 +1,10 @@
-// The rule interface. A rule queries the analysis (never re-runs inference) and emits
-// findings; rules are listed, one line each, in rules/rules.def.
+// The rule interface. A rule does two things, both in its own file under rules/:
+//  - it may claim failures the blame walk offers it (Matcher, lint/blame.h): "is this node, or
+//    this literal, where the example size entered by my pattern?";
+//  - it reports findings: for the causes it claimed, and for anything it finds on its own by
+//    querying the analysis (never by running inference again).
+// Rules are listed, one line each, in rules/rules.def, which rules/registry.cc turns into the
+// registry that lint::Lint runs.
 #ifndef SHAPELINT_LIB_LINT_RULE_H_
 #define SHAPELINT_LIB_LINT_RULE_H_
 
@@ -7,27 +12,24 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "lint/analysis.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 
 namespace shapelint::lint {
 
-// Longest expression a finding spells out: expressions share subexpressions and can print
-// far longer than they are.
-inline constexpr size_t kMaxExprText = 120;
-
-// "lhs == rhs" for `requirement`, each side cut at kMaxExprText.
-std::string EqualityText(const infer::Requirement& requirement);
-
-class Rule {
+class Rule : public Matcher {
  public:
   explicit Rule(const RuleInfo& info) : info_(info) {}
-  virtual ~Rule() = default;
   const RuleInfo& info() const { return info_; }
+  // Appends this rule's findings to `out`.
   virtual void Check(const Analysis& analysis, std::vector<Finding>& out) const = 0;
 
  protected:
+  // True when this rule claimed `cause`.
+  bool Owns(const Cause& cause) const { return cause.owner == this; }
   // A finding for `cause` with the rule's code and name, located at `node` of the cause's
   // graph, with witness and counterexample filled in. Without a counterexample the severity
   // drops to warning: an error must be demonstrable.
@@ -42,10 +44,17 @@ class Rule {
   const RuleInfo& info_;
 };
 
-#define SHAPELINT_RULE(code, name, factory, level, summary) \
-  std::unique_ptr<Rule> factory(const RuleInfo& info);
-#include "rules/rules.def"
-#undef SHAPELINT_RULE
+// One line of the registry: a rule's description and how to make it.
+struct RuleFactory {
+  RuleInfo info;
+  std::unique_ptr<Rule> (*make)(const RuleInfo& info);
+};
+
+// Lints `model` with the rules of `registry` that `options` select, in registry order: the
+// order in which they are offered the failures to claim. Fails when `options` do not fit the
+// model or name no rule of `registry` (lint::Lint), and when a rule reports above its level.
+absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& model, const LintOptions& options,
+                                              absl::Span<const RuleFactory> registry);
 
 }  // namespace shapelint::lint
 

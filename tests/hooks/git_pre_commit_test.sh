@@ -123,7 +123,7 @@ commit_passes "options from git config (--select SL002, --quiet)" --
 git reset -q --soft HEAD~1
 ONNX_SHAPELINT_ARGS="" commit_refused "an empty ONNX_SHAPELINT_ARGS replaces git config" -- \
   "opts/bad.onnx: main/AveragePool: error[SL001]" "1 error, 0 warnings in 1 model"
-ONNX_SHAPELINT_ARGS="--ignore  SL001" commit_passes "options from ONNX_SHAPELINT_ARGS" -- \
+ONNX_SHAPELINT_ARGS="--ignore  SL001,SL003" commit_passes "options from ONNX_SHAPELINT_ARGS" -- \
   "0 errors, 0 warnings in 1 model"
 git config --unset-all onnx-shapelint.args
 

@@ -29,7 +29,7 @@ class CheckTest(unittest.TestCase):
         self.assertEqual(onnx_shapelint.check(CLEAN), [])
         self.assertEqual(onnx_shapelint.check(CLEAN, fail_on="note"), [])
         # Options are those of lint().
-        self.assertEqual(onnx_shapelint.check(POOL, ignore="SL001"), [])
+        self.assertEqual(onnx_shapelint.check(POOL, select="SL002"), [])
 
     def test_fail_on_sets_the_threshold(self):
         # An SL007 warning: returned at fail_on="error", raised at "warning" and "note".

@@ -36,10 +36,11 @@ TEST_CASE("config: the nearest file applies, per-path entries and the command li
     // comments are allowed
     "fail-on": "warning",
     "export-dims": "x=2x4x8x10",
-    "per-path": { "models/legacy/**": { "ignore": ["baked-pool-kernel"] } }
+    "per-path": { "models/legacy/**": { "ignore": ["baked-pool-kernel", "SL003"] } }
   })");
-  // pool.onnx: the SL001 error; legacy/pool.onnx: ignored there; half: SL007 warning, which
-  // fails the run under fail-on = warning.
+  // pool.onnx: the SL001 error; legacy/pool.onnx: ignored there, with SL003, which would report
+  // the output contradiction instead; half: SL007 warning, which fails the run under
+  // fail-on = warning.
   Outcome o = RunCli({"--format", "json", repo.pool, repo.nested_pool});
   INFO(o.out << o.err);
   CHECK(o.code == kExitFindings);
@@ -65,7 +66,8 @@ TEST_CASE("config: pyproject.toml's [tool.onnx-shapelint] table", "[cli][config]
 name = "models"
 
 [tool.onnx-shapelint]
-ignore = "SL001"
+# SL003 too: without SL001 it would report the declared output the pool contradicts.
+ignore = ["SL001", "declared-shape-mismatch"]
 
 [[tool.onnx-shapelint.suppress]]
 rule = "SL007"

@@ -35,9 +35,10 @@ struct DynamicAxis {
 };
 
 struct LintOptions {
-  // Rule codes or names to run, in any case; empty runs all.
-  std::vector<std::string> select;
-  // Rule codes or names not to run, even when selected.
+  // Rules to run: codes, names or code prefixes in any case, or ALL (as --select takes them).
+  // Unset runs every rule; an empty list runs none. A selector that names no rule is an error.
+  std::optional<std::vector<std::string>> select;
+  // Rules not to run, even when selected (the same selectors).
   std::vector<std::string> ignore;
   // The sizes the model was exported at (the example input given to torch.onnx.export), in
   // the syntax of a probe without a range: x=2x3x224x224, or batch=2,height=224. Optional;

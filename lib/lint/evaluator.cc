@@ -1,0 +1,245 @@
+#include "lint/evaluator.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lint/requirements.h"
+
+namespace shapelint::lint {
+
+using infer::Relation;
+using infer::Requirement;
+using infer::RequirementKind;
+
+NodeRef RefTo(const ir::Graph& graph, int node) {
+  NodeRef ref;
+  ref.graph = graph.path();
+  if (node < 0) return ref;
+  ref.name = graph.node(node).name();
+  ref.op_type = graph.node(node).op_type();
+  ref.index = node;
+  ref.label = graph.NodeLabel(node);
+  return ref;
+}
+
+std::optional<GraphEvaluator::Failure> GraphEvaluator::FirstFailure(
+    const sym::Binding& binding) const {
+  // Requirements share their sides (every layer of a decoder requires the same) and their
+  // parts: each expression is evaluated once, each floor, min and max in them too.
+  absl::flat_hash_map<sym::Expr, std::optional<int64_t>> values;
+  sym::Evaluator evaluate(binding);
+  auto value = [&](const sym::Expr& e) {
+    auto [it, fresh] = values.try_emplace(e);
+    if (fresh) it->second = evaluate(e);
+    return it->second;
+  };
+  for (const Requirement& r : inference_.requirements) {
+    auto l = value(r.lhs);
+    auto rr = value(r.rhs);
+    if (l && rr && !infer::Holds(r.relation, *l, *rr)) return Failure{&r, *l, *rr};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> GraphEvaluator::DimsAt(std::string_view value,
+                                                           const sym::Binding& binding) const {
+  const infer::TensorFact* f = inference_.Find(value);
+  if (f == nullptr || !f->shape) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto& d : *f->shape) {
+    auto v = d ? d->Evaluate(binding) : std::nullopt;
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
+  }
+  return dims;
+}
+
+std::vector<ShapeAt> GraphEvaluator::OutputShapes(const sym::Binding& binding) const {
+  std::vector<ShapeAt> shapes;
+  for (const auto& out : model_.graph().proto().output()) {
+    ShapeAt shape;
+    shape.value = out.name();
+    auto actual = DimsAt(out.name(), binding);
+    if (!actual) continue;
+    shape.actual = *actual;
+    if (out.type().tensor_type().has_shape()) {
+      const auto& declared = out.type().tensor_type().shape();
+      std::vector<int64_t> expected;
+      for (const auto& d : declared.dim()) {
+        sym::MaybeExpr e;
+        if (d.has_dim_value()) e = sym::Expr::Constant(d.dim_value());
+        if (d.has_dim_param()) e = sym::FromDimParam(d.dim_param());
+        auto v = e ? e->Evaluate(binding) : std::nullopt;
+        if (!v) {
+          expected.clear();
+          break;
+        }
+        expected.push_back(*v);
+      }
+      if (expected.size() == shape.actual.size() &&
+          static_cast<int>(expected.size()) == declared.dim_size()) {
+        shape.expected = std::move(expected);
+      }
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+Counterexample GraphEvaluator::Evaluate(const sym::Binding& binding) const {
+  auto failure = FirstFailure(binding);
+  Counterexample c;
+  for (const auto& s : symbols_) {
+    if (auto v = binding.Get(s)) c.binding.emplace_back(s, *v);
+  }
+  const ir::Graph& g = model_.graph();
+  for (const auto& in : g.proto().input()) {
+    if (g.Initializer(in.name()) != nullptr) continue;
+    const infer::TensorFact* f = inference_.Find(in.name());
+    const bool dynamic = f != nullptr && f->shape &&
+                         std::any_of(f->shape->begin(), f->shape->end(),
+                                     [](const auto& d) { return !d || !d->IsConstant(); });
+    if (!dynamic) continue;
+    if (auto dims = DimsAt(in.name(), binding)) c.inputs.emplace_back(in.name(), *dims);
+  }
+  if (failure) {
+    const Requirement& r = *failure->requirement;
+    c.failing_node = RefTo(*r.graph, r.node);
+    c.failure = DescribeFailure(r, failure->lhs, failure->rhs);
+    c.node_fails = r.kind != RequirementKind::kDeclaredShape;
+  }
+  // Past a node that cannot run there are no outputs to show.
+  if (!c.node_fails) c.outputs = OutputShapes(binding);
+  return c;
+}
+
+std::optional<Counterexample> GraphEvaluator::CounterexampleAt(const sym::Binding& binding) const {
+  Counterexample c = Evaluate(binding);
+  if (c.failure.empty()) return std::nullopt;
+  return c;
+}
+
+std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
+    const std::vector<std::string>& symbols) const {
+  const sym::Binding& witness = solution_.witness();
+  // Candidates, nearest first: just above the working range, just below it, twice the size.
+  constexpr int kAttempts = 3;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    sym::Binding b = witness;
+    bool moved = false;
+    for (const auto& s : symbols) {
+      auto range = solution_.RangeOf(s);
+      auto w = witness.Get(s);
+      if (!range || !w) continue;
+      std::optional<int64_t> v;
+      if (attempt == 0 && range->second < kScanLimit) v = range->second + 1;
+      if (attempt == 1 && range->first > 1) v = range->first - 1;
+      if (attempt == 2) v = 2 * *w + 1;
+      if (!v) continue;
+      b.Set(s, *v);
+      moved = true;
+    }
+    if (moved && FirstFailure(b)) return b;
+  }
+  return std::nullopt;
+}
+
+std::optional<Counterexample> GraphEvaluator::CounterexampleFor(
+    const std::vector<std::string>& symbols) const {
+  auto binding = MoveSymbols(symbols);
+  if (binding) return CounterexampleAt(*binding);
+  // Requirements that no sizes satisfy together: the model breaks wherever it is tried,
+  // including at the sizes the search ended on.
+  const bool unsolvable = std::any_of(symbols.begin(), symbols.end(),
+                                      [&](const std::string& s) { return solution_.Unsolved(s); });
+  if (unsolvable) return CounterexampleAt(solution_.witness());
+  return std::nullopt;
+}
+
+namespace {
+
+// `node` and every node its outputs reach.
+absl::flat_hash_set<int> Downstream(const ir::Graph& graph, int node) {
+  absl::flat_hash_set<int> downstream{node};
+  std::deque<int> queue{node};
+  while (!queue.empty()) {
+    const int n = queue.front();
+    queue.pop_front();
+    for (const auto& out : graph.node(n).output()) {
+      for (int c : graph.Consumers(out)) {
+        if (downstream.insert(c).second) queue.push_back(c);
+      }
+    }
+  }
+  return downstream;
+}
+
+}  // namespace
+
+std::optional<Counterexample> GraphEvaluator::FailureNearExample(
+    const sym::Binding& example, const std::vector<std::string>& symbols, const ir::Graph& graph,
+    int node, const std::vector<SizeProbe>& exact) const {
+  // Nodes the literal's effect can reach: a failure elsewhere has another cause.
+  const absl::flat_hash_set<int> downstream = Downstream(graph, node);
+  sym::Binding base = solution_.witness();
+  for (const auto& [s, v] : example.values()) base.Set(s, v);
+  auto try_probe = [&](const std::string& symbol, int64_t v,
+                       bool exact_probe) -> std::optional<Counterexample> {
+    const auto d = example.Get(symbol);
+    if (!d || v < 1 || v == *d) return std::nullopt;
+    sym::Binding b = base;
+    b.Set(symbol, v);
+    auto failure = FirstFailure(b);
+    if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
+        failure->requirement->graph != &graph || !downstream.contains(failure->requirement->node)) {
+      return std::nullopt;
+    }
+    // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too,
+    // unless the literal itself is what no longer divides, at a size where eager's own value
+    // of it would.
+    if (failure->requirement->relation == Relation::kDivisible &&
+        !(exact_probe && failure->requirement->node == node)) {
+      return std::nullopt;
+    }
+    return CounterexampleAt(b);
+  };
+  for (const SizeProbe& p : exact) {
+    if (std::find(symbols.begin(), symbols.end(), p.symbol) == symbols.end()) continue;
+    if (auto c = try_probe(p.symbol, p.value, true)) return c;
+  }
+  for (const auto& s : symbols) {
+    const auto d = example.Get(s);
+    if (!d) continue;
+    for (int64_t v : {*d - 1, *d + 1, *d / 2, 2 * *d}) {
+      if (auto c = try_probe(s, v, false)) return c;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<sym::Binding> GraphEvaluator::BindInputs(
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const {
+  sym::Binding b;
+  for (const auto& [input, dims] : shapes) {
+    int64_t rank = 0;
+    for (const infer::InputDim& d : inference_.input_dims) {
+      if (d.input != input) continue;
+      ++rank;
+      if (d.axis >= static_cast<int64_t>(dims.size()) || !d.dim) return std::nullopt;
+      const int64_t v = dims[d.axis];
+      if (auto c = d.dim->AsConstant()) {
+        if (*c != v) return std::nullopt;
+      } else if (auto name = d.dim->AsSymbol()) {
+        auto bound = b.Get(*name);
+        if (bound && *bound != v) return std::nullopt;  // one symbol, two sizes
+        b.Set(*name, v);
+      }
+    }
+    if (rank != static_cast<int64_t>(dims.size())) return std::nullopt;
+  }
+  return b;
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,84 @@
+// The graph evaluated at concrete sizes, without running it: the first requirement that fails
+// there, the shapes of the graph's inputs and outputs, and the search for sizes near the
+// witness (or the export sizes) at which it breaks.
+#ifndef SHAPELINT_LIB_LINT_EVALUATOR_H_
+#define SHAPELINT_LIB_LINT_EVALUATOR_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lint/witness.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/model.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::lint {
+
+// A size of one symbol worth trying for a counterexample.
+struct SizeProbe {
+  std::string symbol;
+  int64_t value = 0;
+};
+
+class GraphEvaluator {
+ public:
+  // `symbols` are the input symbols (sorted); `solution` their witness.
+  GraphEvaluator(const ir::Model& model, const infer::Inference& inference,
+                 const std::vector<std::string>& symbols, const Solution& solution)
+      : model_(model), inference_(inference), symbols_(symbols), solution_(solution) {}
+
+  struct Failure {
+    const infer::Requirement* requirement = nullptr;
+    int64_t lhs = 0, rhs = 0;
+  };
+  // The first requirement, in topological order, that fails at `binding`.
+  std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
+
+  // The graph evaluated at `binding`: input and output shapes, and the first node that fails
+  // (failure empty when none does). This is "running the model at that size", statically.
+  Counterexample Evaluate(const sym::Binding& binding) const;
+  // The same, if some requirement fails there.
+  std::optional<Counterexample> CounterexampleAt(const sym::Binding& binding) const;
+
+  // The witness with `symbols` moved just outside the range where the model works (above it,
+  // below it, or to twice the size), at the first of those at which something fails.
+  std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
+  // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
+  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const;
+  // A binding at the export sizes `example`, moving one of `symbols` to a nearby size (one
+  // less, one more, half, double) or to one of the `exact` probes, at which the graph fails at
+  // `node` or downstream of it. A failed divisibility (Reshape with -1) counts only at an exact
+  // probe and at `node` itself: elsewhere eager PyTorch would fail the same way.
+  std::optional<Counterexample> FailureNearExample(const sym::Binding& example,
+                                                   const std::vector<std::string>& symbols,
+                                                   const ir::Graph& graph, int node,
+                                                   const std::vector<SizeProbe>& exact) const;
+
+  // Concrete dims of `value` (of the main graph) under `binding`; nullopt if any is unknown.
+  std::optional<std::vector<int64_t>> DimsAt(std::string_view value,
+                                             const sym::Binding& binding) const;
+  // Values for the input symbols that give the graph inputs these concrete shapes, or nullopt
+  // when a shape contradicts a static dim or the rank.
+  std::optional<sym::Binding> BindInputs(
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const;
+
+ private:
+  std::vector<ShapeAt> OutputShapes(const sym::Binding& binding) const;
+
+  const ir::Model& model_;
+  const infer::Inference& inference_;
+  const std::vector<std::string>& symbols_;
+  const Solution& solution_;
+};
+
+// A node of `graph` as findings point at it.
+NodeRef RefTo(const ir::Graph& graph, int node);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_EVALUATOR_H_

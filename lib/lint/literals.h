@@ -1,0 +1,48 @@
+// Where the literal side of a failing requirement came from: the initializer or Constant that
+// supplies the size a node meets, traced back through the layout ops between them, and what
+// kind of literal it is.
+#ifndef SHAPELINT_LIB_LINT_LITERALS_H_
+#define SHAPELINT_LIB_LINT_LITERALS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/model.h"
+
+namespace shapelint::lint {
+
+struct LiteralSource {
+  enum class Kind {
+    kNone,
+    // A trained parameter: a float initializer that a layer contracts over (a conv kernel's
+    // channels, a linear layer's features), a per-channel vector ([C], [1, C, 1, 1]), or one
+    // named as a module parameter ("encoder.pos_embedding"). A size it fixes is the model's
+    // design: eager PyTorch rejects other sizes too.
+    kWeight,
+    // A value the exporter wrote: a Constant, an integer initializer, a shape operand, or a
+    // float tensor sized on two or more dims that is not named as a parameter (a positional
+    // table sliced and folded, a mask built at the example size).
+    kConstant,
+  };
+  Kind kind = Kind::kNone;
+  const ir::Graph* graph = nullptr;
+  int node = -1;                // the Constant node; -1 for an initializer
+  std::string name;             // the initializer or the Constant's output
+  std::vector<int64_t> dims;    // the literal tensor's dims
+  std::vector<int64_t> values;  // its values, when it is a shape operand (Expand's target)
+  int consumer = -1;            // the node where it meets the dynamic dim
+  int entry = -1;               // the Expand or Tile it sizes, when it is a shape operand
+  std::vector<int> through;     // nodes it passes between there and the consumer, in order
+};
+
+// The literal tensor that supplies the constant side of `requirement` at its node, traced back
+// through layout ops (Unsqueeze, Reshape, Slice, ...) to an initializer or Constant; kind kNone
+// when there is none.
+LiteralSource LiteralSideOf(const infer::Inference& inference,
+                            const infer::Requirement& requirement);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_LITERALS_H_

@@ -1,0 +1,253 @@
+#include "lint/pins.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lint/requirements.h"
+
+namespace shapelint::lint {
+namespace {
+
+using infer::Relation;
+using infer::Requirement;
+using infer::RequirementKind;
+
+// The sample bindings that tell a requirement that always holds from one that pins: the same
+// value for every input symbol, and distinct values so that coincidences between symbols show.
+constexpr int64_t kSampleValues[] = {1, 2, 3, 4, 5, 7, 8, 16, 31, 64, 100, 224, 257, 1000};
+constexpr int kSampleShapes = 3;  // the same, staggered, scaled
+constexpr int kNumSamples = std::size(kSampleValues) * kSampleShapes;
+
+// Every symbol of a congruence holds again at some size in [kFarOut, kFarOut + kFarOutSpan),
+// far beyond every literal an export writes; a baked size holds at a bounded set of sizes only.
+constexpr int64_t kFarOut = 4096;
+constexpr int64_t kFarOutSpan = 64;
+
+// A requirement that narrows the sizes, sorted into what it means.
+enum class Verdict {
+  kHolds,        // at every size tried
+  kConstraint,   // narrows the sizes, as eager PyTorch does too (divisibility, congruences)
+  kPin,          // holds at some sizes only
+  kAlwaysFalse,  // fails whatever the sizes
+};
+
+class Classifier {
+ public:
+  explicit Classifier(const std::vector<std::string>& symbols) : symbols_(symbols) {}
+
+  // Gives the input symbols of `binding` the values of sample `k`; one binding taking each
+  // sample in turn copies its keys once.
+  void SetSample(int k, sym::Binding& binding) const {
+    const int64_t v = kSampleValues[k / kSampleShapes];
+    for (size_t i = 0; i < symbols_.size(); ++i) {
+      const auto n = static_cast<int64_t>(i);
+      switch (k % kSampleShapes) {
+        case 0:  // the same
+          binding.Set(symbols_[i], v);
+          break;
+        case 1:  // staggered
+          binding.Set(symbols_[i], v + n);
+          break;
+        default:  // scaled
+          binding.Set(symbols_[i], v * (n + 1) + 1);
+      }
+    }
+  }
+
+  // The verdict on a requirement that held at `holds` of the samples and failed at `fails`.
+  Verdict Classify(const Requirement& r, const std::vector<std::string>& syms, int holds,
+                   int fails) const {
+    if (fails == 0) return Verdict::kHolds;  // holds at every size tried: not a restriction
+    // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness, but
+    // on its own it is not a baked size.
+    if (r.relation == Relation::kDivisible) return Verdict::kConstraint;
+    // Neither is a congruence in disguise: x.view(b, 2, c // 2, h, w) requires
+    // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal.
+    if (!syms.empty() && HoldsFarOut(r, syms)) return Verdict::kConstraint;
+    return holds == 0 && syms.empty() ? Verdict::kAlwaysFalse : Verdict::kPin;
+  }
+
+  // True when `r` holds at every sample moved onto `contracts` (sums of input dims that the
+  // graph requires to be 0), and at three of them at least.
+  bool HoldsUnderContracts(const Requirement& r,
+                           const std::vector<sym::LinearForm>& contracts) const;
+
+ private:
+  // True when `r` holds at two sizes far out, every symbol of `syms` at that size and the
+  // others at their smallest: a periodic solution set, not a fixed size.
+  bool HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
+    int holds = 0;
+    for (int64_t v = kFarOut; v < kFarOut + kFarOutSpan && holds < 2; ++v) {
+      sym::Binding b;
+      for (const auto& s : symbols_) b.Set(s, 1);
+      for (const auto& s : syms) b.Set(s, v);
+      auto h = HoldsUnder(r, b);
+      if (h && *h) ++holds;
+    }
+    return holds >= 2;
+  }
+
+  const std::vector<std::string>& symbols_;
+};
+
+// The value of `form` with its last symbol left out.
+int64_t WithoutLast(const sym::LinearForm& form, const sym::Binding& b, bool& known) {
+  int64_t rest = form.constant;
+  for (size_t i = 0; i + 1 < form.terms.size(); ++i) {
+    const std::optional<int64_t> v = b.Get(form.terms[i].first);
+    if (!v) {
+      known = false;
+      return 0;
+    }
+    rest += form.terms[i].second * *v;
+  }
+  return rest;
+}
+
+bool Classifier::HoldsUnderContracts(const Requirement& r,
+                                     const std::vector<sym::LinearForm>& contracts) const {
+  constexpr int kMinTried = 3;
+  int tried = 0;
+  sym::Binding b;
+  for (int k = 0; k < kNumSamples; ++k) {
+    // Every input symbol takes the sample's value again, also those the contracts moved.
+    SetSample(k, b);
+    // Each contract gives its last symbol the value that makes it hold (its coefficient is 1
+    // or -1, so the value is an integer); bindings where that is not a size are skipped.
+    bool valid = true;
+    for (const sym::LinearForm& d : contracts) {
+      bool known = true;
+      const int64_t rest = WithoutLast(d, b, known);
+      if (!known) return false;
+      const auto& [last, coefficient] = d.terms.back();
+      const int64_t value = -rest * coefficient;
+      if (value < 1) {
+        valid = false;
+        break;
+      }
+      b.Set(last, value);
+    }
+    if (!valid) continue;
+    for (const sym::LinearForm& d : contracts) {
+      bool known = true;
+      const int64_t rest = WithoutLast(d, b, known);
+      const auto& [last, coefficient] = d.terms.back();
+      if (!known || rest + coefficient * *b.Get(last) != 0) valid = false;  // shared symbols
+    }
+    if (!valid) continue;
+    auto h = HoldsUnder(r, b);
+    if (!h || !*h) return false;
+    ++tried;
+  }
+  return tried >= kMinTried;
+}
+
+// True when `r` is an input contract (Pin::contract): lhs - rhs a sum of two or more input
+// dims, each with coefficient 1 or -1, and no constant.
+bool IsUnitRelation(const Requirement& r) {
+  if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
+  const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
+  if (!d) return false;
+  const std::optional<sym::LinearForm> form = sym::AsLinear(*d);
+  if (!form || form->constant != 0 || form->terms.size() < 2) return false;
+  return std::all_of(form->terms.begin(), form->terms.end(),
+                     [](const auto& term) { return term.second == 1 || term.second == -1; });
+}
+
+// A model states the same requirement in every layer: it is classified once. Expressions are
+// interned, so equal requirements have equal sides.
+struct Distinct {
+  const Requirement* first;  // in topological order; it stands for its copies
+  std::vector<std::string> syms;
+  int holds = 0, fails = 0;
+  Verdict verdict = Verdict::kHolds;
+};
+
+// The distinct requirements over input symbols, and for each requirement the index of its
+// distinct one (-1 when it involves other symbols).
+std::vector<Distinct> Deduplicate(const infer::Inference& inference,
+                                  const std::vector<std::string>& symbols,
+                                  std::vector<int>& of_requirement) {
+  absl::flat_hash_set<std::string> known(symbols.begin(), symbols.end());
+  std::vector<Distinct> distinct;
+  absl::flat_hash_map<std::tuple<Relation, sym::Expr, sym::Expr>, int> index;
+  of_requirement.assign(inference.requirements.size(), -1);
+  for (size_t i = 0; i < inference.requirements.size(); ++i) {
+    const Requirement& r = inference.requirements[i];
+    auto [it, fresh] = index.try_emplace({r.relation, r.lhs, r.rhs}, -1);
+    if (fresh) {
+      std::vector<std::string> syms = SymbolsOf(r);
+      if (std::all_of(syms.begin(), syms.end(), [&](auto& s) { return known.contains(s); })) {
+        it->second = static_cast<int>(distinct.size());
+        distinct.push_back({&r, std::move(syms)});
+      }
+    }
+    of_requirement[i] = it->second;
+  }
+  return distinct;
+}
+
+// A declared dim that the graph computes as another sum of input dims (present_key declared
+// [.., total_seq, ..], computed past_seq + seq) keeps its promise wherever the caller keeps the
+// input contract that the graph itself requires (the mask Add): not a pin of its own.
+void DropDeclarationsKeptByContracts(const Classifier& classifier, std::vector<Pin>& pins) {
+  // Each one a sum of input dims that must be 0; a decoder states the same one in every layer.
+  std::vector<sym::Expr> seen;
+  std::vector<sym::LinearForm> contracts;
+  for (const Pin& pin : pins) {
+    const Requirement& r = *pin.requirement;
+    if (r.kind == RequirementKind::kDeclaredShape || !pin.contract) continue;
+    auto d = sym::Sub(r.lhs, r.rhs);
+    if (d && std::find(seen.begin(), seen.end(), *d) == seen.end()) {
+      seen.push_back(*d);
+      contracts.push_back(*sym::AsLinear(*d));  // a contract is linear (IsUnitRelation)
+    }
+  }
+  if (contracts.empty()) return;
+  // Each declared output of every layer states the same requirement: decided once.
+  absl::flat_hash_map<std::pair<sym::Expr, sym::Expr>, bool> kept;
+  std::erase_if(pins, [&](const Pin& pin) {
+    const Requirement& r = *pin.requirement;
+    if (r.kind != RequirementKind::kDeclaredShape) return false;
+    auto [it, fresh] = kept.try_emplace({r.lhs, r.rhs}, false);
+    if (fresh) it->second = classifier.HoldsUnderContracts(r, contracts);
+    return it->second;
+  });
+}
+
+}  // namespace
+
+PinSet FindPins(const infer::Inference& inference, const std::vector<std::string>& symbols) {
+  const Classifier classifier(symbols);
+  std::vector<int> of_requirement;
+  std::vector<Distinct> distinct = Deduplicate(inference, symbols, of_requirement);
+  // One evaluator per sample for all of them: their sides share most of their subexpressions
+  // (a CNN's spatial dims, a decoder's sequence lengths), which are then evaluated once.
+  sym::Binding b;
+  for (int k = 0; k < kNumSamples; ++k) {
+    classifier.SetSample(k, b);
+    sym::Evaluator evaluate(b);
+    for (Distinct& d : distinct) {
+      const std::optional<bool> h = HoldsUnder(*d.first, evaluate);
+      if (h) (*h ? d.holds : d.fails)++;
+    }
+  }
+  for (Distinct& d : distinct) d.verdict = classifier.Classify(*d.first, d.syms, d.holds, d.fails);
+  PinSet set;
+  for (size_t i = 0; i < inference.requirements.size(); ++i) {
+    if (of_requirement[i] < 0) continue;
+    const Requirement& r = inference.requirements[i];
+    const Distinct& d = distinct[of_requirement[i]];
+    if (d.verdict == Verdict::kHolds) continue;
+    // Copies hold or fail together: the first one stands for them all.
+    if (d.first == &r) set.constraints.push_back(&r);
+    if (d.verdict == Verdict::kConstraint) continue;
+    set.pins.push_back({&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r)});
+  }
+  DropDeclarationsKeptByContracts(classifier, set.pins);
+  return set;
+}
+
+}  // namespace shapelint::lint

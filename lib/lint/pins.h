@@ -1,0 +1,42 @@
+// Pins: the requirements that hold at some sizes and not at others.
+//
+// Every requirement the engine records is tried at sample sizes. One that always holds says
+// nothing; divisibility and congruences (a Reshape with -1, c == 2 * floor(c / 2)) narrow the
+// sizes the way eager PyTorch does too, and are constraints; the rest hold at a bounded set of
+// sizes only, or at none: they pin a dim that the inputs declare free.
+#ifndef SHAPELINT_LIB_LINT_PINS_H_
+#define SHAPELINT_LIB_LINT_PINS_H_
+
+#include <string>
+#include <vector>
+
+#include "shapelint/infer/engine.h"
+
+namespace shapelint::lint {
+
+// A requirement that holds at some sizes and fails at others (or at all).
+struct Pin {
+  const infer::Requirement* requirement = nullptr;
+  std::vector<std::string> symbols;  // symbols it involves, sorted
+  bool always_false = false;         // fails at every size tried
+  // A sum of input dims equal to another, every dim counted once and no constant involved
+  // (past_seq + seq == total_seq): the model's input contract (SL006), which no node is blamed
+  // for. A baked size always brings a constant or a factor (4*seq == 96).
+  bool contract = false;
+};
+
+struct PinSet {
+  std::vector<Pin> pins;  // in the order of the requirements (topological)
+  // The requirements that decide whether sizes are acceptable: pins and constraints, one for
+  // each distinct requirement (a model states the same one in every layer).
+  std::vector<const infer::Requirement*> constraints;
+};
+
+// Classifies the requirements of `inference` over its input symbols (`symbols`, sorted).
+// Requirements over other symbols (names from intermediate declarations) cannot be evaluated
+// at input sizes and decide nothing.
+PinSet FindPins(const infer::Inference& inference, const std::vector<std::string>& symbols);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_PINS_H_

@@ -1,0 +1,75 @@
+#include "lint/requirements.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shapelint::lint {
+
+using infer::Relation;
+using infer::Requirement;
+
+std::vector<std::string> SymbolsOf(const Requirement& r) {
+  std::vector<std::string> s = r.lhs.Symbols();
+  for (auto& x : r.rhs.Symbols()) s.push_back(std::move(x));
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+std::optional<bool> HoldsUnder(const Requirement& r, sym::Evaluator& evaluate) {
+  auto l = evaluate(r.lhs);
+  auto rr = evaluate(r.rhs);
+  if (!l || !rr) return std::nullopt;
+  return infer::Holds(r.relation, *l, *rr);
+}
+
+std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
+  sym::Evaluator evaluate(b);
+  return HoldsUnder(r, evaluate);
+}
+
+std::string EqualityText(const Requirement& requirement) {
+  return absl::StrCat(requirement.lhs.ToString(kMaxExprText),
+                      " == ", requirement.rhs.ToString(kMaxExprText));
+}
+
+std::string RequirementText(const Requirement& r) {
+  const std::string lhs = r.lhs.ToString(kMaxExprText);
+  const std::string rhs = r.rhs.ToString(kMaxExprText);
+  switch (r.relation) {
+    case Relation::kEqual:
+      return absl::StrCat(lhs, " == ", rhs);
+    case Relation::kBroadcastable:
+      return absl::StrCat(lhs, " == ", rhs, ", or either is 1");
+    case Relation::kDivisible:
+      return absl::StrCat(lhs, " % ", rhs, " == 0");
+    case Relation::kAtLeast:
+      return absl::StrCat(lhs, " >= ", rhs);
+  }
+  return "";
+}
+
+std::string DescribeFailure(const Requirement& r, int64_t lhs, int64_t rhs) {
+  if (r.kind == infer::RequirementKind::kDeclaredShape) {
+    return absl::StrCat("'", r.value, "' axis ", r.axis, " is ", lhs, " but is declared ", rhs);
+  }
+  switch (r.relation) {
+    case Relation::kEqual:
+      return absl::StrCat(r.what, ": ", lhs, " vs ", rhs);
+    case Relation::kBroadcastable:
+      return absl::StrCat(r.what, ": ", lhs, " and ", rhs, " do not broadcast");
+    case Relation::kDivisible:
+      return absl::StrCat(r.what, ": ", lhs, " is not divisible by ", rhs);
+    case Relation::kAtLeast:
+      return absl::StrCat(r.what, ": the dim is ", lhs, ", it must be at least ", rhs);
+  }
+  return r.what;
+}
+
+std::string FormatDims(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,343 @@
+#include "lint/witness.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lint/requirements.h"
+
+namespace shapelint::lint {
+namespace {
+
+using infer::Relation;
+using infer::Requirement;
+
+// The fallback search moves one symbol at a time over this smaller range: it runs only when
+// the diagonal fails, and its cost multiplies with the group's size.
+constexpr int64_t kCoordinateScanLimit = 512;
+// Rounds of that search over every member: each round starts from where the last left every
+// symbol, and a group whose constraints chain its members settles within a few.
+constexpr int kCoordinateRounds = 4;
+// Every size up to this far above the witness is tried when scanning a range, then samples at
+// growing steps: shape arithmetic fails either periodically (divisibility, a floor), which shows
+// within the first sizes, or past a bound, which a sample finds. Scanning all kScanLimit sizes
+// cost seconds on graphs with thousands of nested floor and min expressions.
+constexpr int64_t kDenseScan = 256;
+// Small coefficients keep every value the diagonal scan computes inside int64, where the scan
+// itself sees no overflow either.
+constexpr int64_t kMaxDiagonalCoefficient = int64_t{1} << 32;
+
+// The sizes t >= 1 at which `e` is zero when every symbol of `members` is t, if `e` is a linear
+// polynomial in them (c_1*m_1 + ... + c_k*m_k + b): none, or the one root of
+// (c_1 + ... + c_k)*t + b. nullopt when `e` is not such a polynomial or is zero at every t.
+std::optional<std::vector<int64_t>> DiagonalRoots(const sym::MaybeExpr& e,
+                                                  const std::vector<std::string>& members) {
+  if (!e) return std::nullopt;
+  const std::optional<sym::LinearForm> form = sym::AsLinear(*e);
+  if (!form || std::abs(form->constant) > kMaxDiagonalCoefficient) return std::nullopt;
+  int64_t slope = 0;
+  for (const auto& [symbol, coefficient] : form->terms) {
+    if (std::find(members.begin(), members.end(), symbol) == members.end() ||
+        std::abs(coefficient) > kMaxDiagonalCoefficient) {
+      return std::nullopt;
+    }
+    slope += coefficient;
+  }
+  const int64_t b = form->constant;
+  if (slope == 0) {
+    if (b == 0) return std::nullopt;
+    return std::vector<int64_t>{};
+  }
+  if (b % slope != 0 || -b / slope < 1) return std::vector<int64_t>{};
+  return std::vector<int64_t>{-b / slope};
+}
+
+// The only sizes at which `r` can hold when every symbol of `members` is that size, when `r`
+// says so through linear expressions; nullopt when it may hold anywhere.
+std::optional<std::vector<int64_t>> DiagonalCandidates(const Requirement& r,
+                                                       const std::vector<std::string>& members) {
+  std::vector<sym::MaybeExpr> zero_when_holds = {sym::Sub(r.lhs, r.rhs)};
+  if (r.relation == Relation::kBroadcastable) {
+    zero_when_holds.push_back(sym::Sub(r.lhs, sym::Expr::Constant(1)));
+    zero_when_holds.push_back(sym::Sub(r.rhs, sym::Expr::Constant(1)));
+  } else if (r.relation != Relation::kEqual) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> candidates;
+  for (const sym::MaybeExpr& e : zero_when_holds) {
+    auto roots = DiagonalRoots(e, members);
+    if (!roots) return std::nullopt;
+    candidates.insert(candidates.end(), roots->begin(), roots->end());
+  }
+  return candidates;
+}
+
+// Sizes a literal Reshape target suggests for its input's symbols, when it spells them out in
+// the input's order (a traced view: [2, 1, 3, 1] for an input [s0, s1] seen at 2x3).
+std::optional<sym::Binding> ReshapeHint(const infer::Inference& inference, const Requirement& r) {
+  if (r.kind != infer::RequirementKind::kReshapeCount || r.relation != Relation::kEqual) return {};
+  if (r.graph != inference.graph || r.node < 0) return {};
+  const auto& node = r.graph->node(r.node);
+  const infer::TensorFact* input = inference.Find(node.input(0));
+  const infer::TensorFact* target = inference.Find(node.input(1));
+  if (input == nullptr || !input->shape || target == nullptr || !target->values) return {};
+  std::vector<int64_t> sizes;
+  for (const auto& e : *target->values) {
+    auto c = e.value ? e.value->AsConstant() : std::nullopt;
+    if (!c) return {};
+    if (*c != 1) sizes.push_back(*c);
+  }
+  std::vector<std::string> symbols;
+  for (const auto& d : *input->shape) {
+    if (!d) return {};
+    if (auto c = d->AsConstant()) {
+      // A static dim accounts for one equal entry of the target.
+      auto it = std::find(sizes.begin(), sizes.end(), *c);
+      if (*c != 1 && it == sizes.end()) return {};
+      if (*c != 1) sizes.erase(it);
+      continue;
+    }
+    auto name = d->AsSymbol();
+    if (!name) return {};
+    symbols.emplace_back(*name);
+  }
+  if (symbols.empty() || symbols.size() != sizes.size()) return {};
+  sym::Binding hint;
+  for (size_t i = 0; i < symbols.size(); ++i) hint.Set(symbols[i], sizes[i]);
+  return hint;
+}
+
+// The constraints of one group, checked at candidate sizes.
+class GroupCheck {
+ public:
+  explicit GroupCheck(const std::vector<const Requirement*>& constraints)
+      : constraints_(constraints), order_(constraints) {}
+
+  // How many constraints fail at `b`.
+  int Failures(const sym::Binding& b) const {
+    int n = 0;
+    sym::Evaluator evaluate(b);
+    for (const Requirement* r : constraints_) n += HoldsUnder(*r, evaluate) == false;
+    return n;
+  }
+  // Whether all hold, checking first the constraint that failed last: a scan meets the same
+  // obstacle at size after size (total = past + seq never holds on the diagonal), so most
+  // sizes cost one evaluation instead of one per constraint.
+  bool AllHold(const sym::Binding& b) {
+    sym::Evaluator evaluate(b);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (HoldsUnder(*order_[i], evaluate) == false) {
+        std::rotate(order_.begin(), order_.begin() + i, order_.begin() + i + 1);
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const std::vector<const Requirement*>& constraints_;
+  std::vector<const Requirement*> order_;
+};
+
+// Symbols grouped by the constraints they appear in together (union-find over their indices):
+// each group's constraints, keyed by the group's root.
+absl::flat_hash_map<int, std::vector<const Requirement*>> GroupConstraints(
+    const std::vector<std::string>& symbols, const std::vector<const Requirement*>& constraints,
+    std::vector<int>& root_of) {
+  absl::flat_hash_map<std::string, int> index;
+  for (size_t i = 0; i < symbols.size(); ++i) index[symbols[i]] = static_cast<int>(i);
+  std::vector<int> parent(symbols.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<const Requirement*> live;
+  // A model states the same requirement once per layer; solving needs it once. Expressions are
+  // interned, so equal requirements have equal sides.
+  absl::flat_hash_set<std::tuple<Relation, sym::Expr, sym::Expr>> seen;
+  for (const Requirement* r : constraints) {
+    if (!seen.insert({r->relation, r->lhs, r->rhs}).second) continue;
+    auto syms = SymbolsOf(*r);
+    if (syms.empty()) continue;  // fails at every size: no witness can fix it
+    live.push_back(r);
+    for (size_t k = 1; k < syms.size(); ++k) parent[find(index[syms[k]])] = find(index[syms[0]]);
+  }
+  absl::flat_hash_map<int, std::vector<const Requirement*>> groups;
+  for (const Requirement* r : live) groups[find(index[SymbolsOf(*r)[0]])].push_back(r);
+  root_of.resize(symbols.size());
+  for (size_t i = 0; i < symbols.size(); ++i) root_of[i] = find(static_cast<int>(i));
+  return groups;
+}
+
+std::string RangeText(const SymbolRange& r) {
+  if (r.min && r.max && *r.min == *r.max) return absl::StrCat(r.symbol, " = ", *r.min);
+  if (r.min && r.max) return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]");
+  if (r.max) return absl::StrCat(r.symbol, " <= ", *r.max);
+  if (r.min && *r.min > 1) return absl::StrCat(r.symbol, " >= ", *r.min);
+  return absl::StrCat(r.symbol, " at any size");
+}
+
+}  // namespace
+
+Solution::Solution(const infer::Inference& inference, const std::vector<std::string>& symbols,
+                   const std::vector<const Requirement*>& constraints)
+    : inference_(inference), constraints_(constraints) {
+  std::vector<int> root_of;
+  const auto groups = GroupConstraints(symbols, constraints, root_of);
+  // Free symbols get distinct small sizes so that no accidental equality hides a failure.
+  int64_t next_free = 2;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    if (!groups.contains(root_of[i])) witness_.Set(symbols[i], next_free++);
+  }
+  for (const auto& [root, group] : groups) {
+    std::vector<std::string> members;
+    for (size_t i = 0; i < symbols.size(); ++i) {
+      if (root_of[i] == root) members.push_back(symbols[i]);
+    }
+    SolveGroup(members, group);
+  }
+}
+
+void Solution::SolveGroup(const std::vector<std::string>& members,
+                          const std::vector<const Requirement*>& constraints) {
+  GroupCheck check(constraints);
+  auto adopt = [&](const sym::Binding& b) {
+    for (const auto& m : members) witness_.Set(m, *b.Get(m));
+  };
+  // A literal Reshape target often spells out the example sizes: try those first.
+  for (const Requirement* r : constraints) {
+    auto hint = ReshapeHint(inference_, *r);
+    if (!hint) continue;
+    sym::Binding b = witness_;
+    for (const auto& m : members) b.Set(m, 2);
+    for (const auto& [name, value] : hint->values()) b.Set(name, value);
+    if (check.AllHold(b)) return adopt(b);
+  }
+  // Then one size for every member, with 1 last because size 1 satisfies broadcasts vacuously.
+  // A linear equality limits it to its roots (total = past + seq holds at no size, its
+  // broadcast only at 1): the scan skips the sizes where it fails anyway.
+  std::optional<std::vector<int64_t>> candidates;  // nullopt: any size may do
+  auto allowed = [&](int64_t t) {
+    return !candidates || std::find(candidates->begin(), candidates->end(), t) != candidates->end();
+  };
+  for (const Requirement* r : constraints) {
+    std::optional<std::vector<int64_t>> only = DiagonalCandidates(*r, members);
+    if (!only) continue;
+    std::erase_if(*only, [&](int64_t t) { return !allowed(t); });
+    candidates = std::move(only);
+  }
+  sym::Binding b = witness_;
+  for (int64_t t = 2; t <= kScanLimit + 1; ++t) {
+    const int64_t v = t > kScanLimit ? 1 : t;
+    if (!allowed(v)) continue;
+    for (const auto& m : members) b.Set(m, v);
+    if (check.AllHold(b)) return adopt(b);
+  }
+  // Otherwise move one symbol at a time to where the fewest constraints fail.
+  for (const auto& m : members) witness_.Set(m, 2);
+  for (int round = 0; round < kCoordinateRounds; ++round) {
+    for (const auto& m : members) {
+      sym::Binding moved = witness_;
+      int best = check.Failures(moved);
+      int64_t best_value = *witness_.Get(m);
+      for (int64_t t = 1; t <= kCoordinateScanLimit && best > 0; ++t) {
+        moved.Set(m, t);
+        const int f = check.Failures(moved);
+        if (f < best) best = f, best_value = t;
+      }
+      witness_.Set(m, best_value);
+      if (best == 0) return;
+    }
+  }
+  // No sizes satisfy every requirement of this group: ranges around a non-solution would be
+  // wrong, so these symbols get none.
+  for (const auto& m : members) unsolved_.insert(m);
+}
+
+std::optional<std::pair<int64_t, int64_t>> Solution::RangeOf(const std::string& symbol) const {
+  if (auto cached = range_cache_.find(symbol); cached != range_cache_.end()) {
+    return cached->second;
+  }
+  auto range = ScanRange(symbol);
+  range_cache_[symbol] = range;
+  return range;
+}
+
+std::optional<std::pair<int64_t, int64_t>> Solution::ScanRange(const std::string& symbol) const {
+  auto w = witness_.Get(symbol);
+  if (!w || unsolved_.contains(symbol)) return std::nullopt;
+  std::vector<const Requirement*> mine;
+  for (const Requirement* r : constraints_) {
+    auto s = SymbolsOf(*r);
+    if (std::find(s.begin(), s.end(), symbol) != s.end()) mine.push_back(r);
+  }
+  sym::Binding b = witness_;
+  auto holds = [&](int64_t t) {
+    b.Set(symbol, t);
+    sym::Evaluator evaluate(b);
+    return std::none_of(mine.begin(), mine.end(),
+                        [&](const Requirement* r) { return HoldsUnder(*r, evaluate) == false; });
+  };
+  int64_t hi = *w, lo = *w;
+  for (int64_t t = *w + 1; t <= kScanLimit + 1;) {
+    if (!holds(t)) {
+      for (int64_t u = hi + 1; u < t && holds(u); ++u) hi = u;
+      break;
+    }
+    hi = t;
+    t += t - *w <= kDenseScan ? 1 : std::max<int64_t>(1, (t - *w) / 8);
+    if (t > kScanLimit + 1 && hi < kScanLimit + 1) t = kScanLimit + 1;
+  }
+  for (int64_t t = *w - 1; t >= 1 && holds(t); --t) lo = t;
+  return std::make_pair(lo, hi);
+}
+
+Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
+                             const std::vector<Pin>& pins) const {
+  Witness w;
+  std::vector<std::string> parts;
+  for (const auto& s : symbols) {
+    auto range = RangeOf(s);
+    if (!range) continue;
+    SymbolRange r;
+    r.symbol = s;
+    r.value = *witness_.Get(s);
+    r.min = range->first;
+    if (range->second <= kScanLimit) r.max = range->second;
+    parts.push_back(RangeText(r));
+    w.ranges.push_back(std::move(r));
+  }
+  bool related = false;
+  for (const Pin& p : pins) {
+    if (p.symbols.size() < 2) continue;
+    bool mine = std::any_of(p.symbols.begin(), p.symbols.end(), [&](auto& s) {
+      return std::find(symbols.begin(), symbols.end(), s) != symbols.end();
+    });
+    if (!mine) continue;
+    related = true;
+    std::string rel = absl::StrCat(p.requirement->lhs.ToString(),
+                                   p.requirement->relation == Relation::kEqual ? " == " : " ~ ",
+                                   p.requirement->rhs.ToString());
+    if (std::find(w.relations.begin(), w.relations.end(), rel) == w.relations.end()) {
+      w.relations.push_back(std::move(rel));
+    }
+  }
+  if (parts.empty()) {
+    w.summary = "no sizes were found at which every requirement holds";
+    return w;
+  }
+  w.summary = absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
+  if (related) {
+    std::vector<std::string> at;
+    for (const auto& r : w.ranges) at.push_back(absl::StrCat(r.symbol, "=", r.value));
+    absl::StrAppend(&w.summary, " (each with the others at ", absl::StrJoin(at, ", "),
+                    "; the model requires ", absl::StrJoin(w.relations, " and "), ")");
+  }
+  return w;
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,67 @@
+// The witness: sizes at which every pin and constraint holds, and how far each symbol may move
+// from there while the model keeps working.
+//
+// Symbols that appear together in a requirement form a group, solved on its own: the sizes a
+// literal Reshape target spells out, else one size for the whole group (exports usually use one
+// for all dynamic axes: 224x224), else one symbol at a time. A group without a solution gets no
+// witness: its symbols are "unsolved", and the model breaks wherever it is tried.
+#ifndef SHAPELINT_LIB_LINT_WITNESS_H_
+#define SHAPELINT_LIB_LINT_WITNESS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "lint/pins.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::lint {
+
+// Sizes are searched up to this bound: export sizes beyond it are rare, and every scan step is
+// one evaluation of a few small expressions.
+inline constexpr int64_t kScanLimit = 8192;
+
+class Solution {
+ public:
+  // Solves `constraints` over the input symbols `symbols` (sorted) of `inference`.
+  Solution(const infer::Inference& inference, const std::vector<std::string>& symbols,
+           const std::vector<const infer::Requirement*>& constraints);
+  Solution(const Solution&) = delete;
+  Solution& operator=(const Solution&) = delete;
+
+  // Every input symbol's size at the witness (best effort where a group is unsolved).
+  const sym::Binding& witness() const { return witness_; }
+  // True when `symbol` belongs to a group that no sizes satisfy.
+  bool Unsolved(const std::string& symbol) const { return unsolved_.contains(symbol); }
+
+  // The sizes [lo, hi] over which `symbol` may move with the others at the witness while every
+  // constraint holds; hi is past kScanLimit when no bound was found. nullopt when unsolved.
+  std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
+
+  // Where `symbols` may move while everything else stays at the witness, with the pins over
+  // several symbols that relate them.
+  Witness WitnessFor(const std::vector<std::string>& symbols, const std::vector<Pin>& pins) const;
+
+ private:
+  void SolveGroup(const std::vector<std::string>& members,
+                  const std::vector<const infer::Requirement*>& constraints);
+  std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;
+
+  const infer::Inference& inference_;
+  const std::vector<const infer::Requirement*>& constraints_;
+  sym::Binding witness_;
+  absl::flat_hash_set<std::string> unsolved_;
+  // Ranges are asked for repeatedly (witness, counterexample, blame) and the witness is fixed.
+  mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>>
+      range_cache_;
+};
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_WITNESS_H_
