@@ -165,6 +165,12 @@ class Propagator : public SubgraphRunner {
     for (ir::ValueId id : input_ids) {
       inputs.push_back(id == ir::kNoValue ? nullptr : scope.Find(id));
     }
+    // An output of unknown rank computed from one of ambiguous rank (an If whose branches
+    // disagree, torch's squeeze of a dynamic dim) is ambiguous too: a declaration would pick
+    // one of the alternatives.
+    const bool ambiguous_input = std::any_of(inputs.begin(), inputs.end(), [](const TensorFact* f) {
+      return f != nullptr && f->ambiguous_rank;
+    });
     absl::InlinedVector<TensorFact, 2> outputs(node.output_size());
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     OpInferFn fn = FindOp(node.domain(), node.op_type());
@@ -195,6 +201,7 @@ class Propagator : public SubgraphRunner {
     for (size_t k = 0; k < output_ids.size(); ++k) {
       if (output_ids[k] == ir::kNoValue) continue;
       TensorFact& f = outputs[k];
+      f.ambiguous_rank = f.ambiguous_rank || (ambiguous_input && !f.shape);
       AdoptDeclaration(g, output_ids[k], f);
       (*scope.facts)[output_ids[k]] = std::move(f);
     }

@@ -67,8 +67,12 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
           // Not captured by reference: Clang 14 does not let lambdas capture structured bindings.
           auto it = std::find_if(at.outputs.begin(), at.outputs.end(),
                                  [name = output](const ShapeAt& s) { return s.value == name; });
-          REQUIRE(it != at.outputs.end());
-          CHECK(it->actual == dims.get<std::vector<int64_t>>());
+          // Where the label says the graph decides the rank at run time, the engine must not
+          // claim one; everywhere else it must give ONNX Runtime's shape.
+          const bool unknown = label.contains("unknown_outputs") &&
+                               label["unknown_outputs"].contains(output);
+          CHECK((it == at.outputs.end()) == unknown);
+          if (it != at.outputs.end()) CHECK(it->actual == dims.get<std::vector<int64_t>>());
         }
         breaks = breaks || run["ort"] != run["pytorch"] || run.value("values_differ", false);
       }
@@ -86,7 +90,7 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
       }
     }
   }
-  CHECK(models == 8);
+  CHECK(models == 10);
   {
     WARN("torch corpus: " << models << " models, " << runs << " ONNX Runtime runs; " << caught
                           << " of " << breaking << " breaking models caught, " << false_alarms

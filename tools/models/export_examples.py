@@ -17,6 +17,10 @@ Models written to --out (each well under 200 KB):
   flatten.onnx                  x.flatten(1) at 2x3x4x4 (healthy lookalike)
   vgg11.onnx                    torchvision vgg11, graph only (see below), at 1x3x224x224
   vgg11_features.onnx           vgg11.features + vgg11.avgpool, graph only
+  squeeze_opset10.onnx          x.squeeze(1) * 2 traced at 2x1x4, opset 10: a plain Squeeze of
+                                the dynamic axis 1
+  squeeze.onnx                  the same at opset 13: an If that squeezes only a dim of size 1
+                                (healthy lookalike)
 
 torch 1.13 cannot export some of these as asked:
   * adaptive_avg_pool2d with dynamic H/W: "input size not accessible".  Such
@@ -118,6 +122,11 @@ class ReshapeTracedInt(torch.nn.Module):
 class Flatten1(torch.nn.Module):
     def forward(self, x):
         return x.flatten(1)
+
+
+class Squeeze1(torch.nn.Module):
+    def forward(self, x):
+        return x.squeeze(1) * 2
 
 
 class Features(torch.nn.Module):
@@ -289,6 +298,13 @@ def examples(have_tv):
     ex.append(dict(file="flatten.onnx", module=Flatten1(),
                    args=(torch.randn(2, 3, 4, 4),), inputs=["x"], dynamic={"x": [0]},
                    runs=[{"x": s} for s in bsizes]))
+    # Below opset 11 torch squeezes the traced size-1 axis unconditionally; from 11 on it writes
+    # an If on the axis' size. Eager PyTorch leaves a dim larger than 1 as it is.
+    ssizes = [(2, 1, 4), (2, 3, 4), (1, 1, 5), (3, 2, 1)]
+    for file, opset in (("squeeze_opset10.onnx", 10), ("squeeze.onnx", OPSET)):
+        ex.append(dict(file=file, module=Squeeze1(), opset=opset,
+                       args=(torch.randn(2, 1, 4),), inputs=["x"], dynamic={"x": [0, 1, 2]},
+                       runs=[{"x": s} for s in ssizes]))
     if have_tv:
         import torchvision
         torch.manual_seed(0)
@@ -397,6 +413,8 @@ def main():
     ap.add_argument("--check", action="store_true", help="run every model on ONNX Runtime and compare with PyTorch")
     ap.add_argument("--ort-dir", help="directory holding node_modules/onnxruntime-node (else NODE_PATH / cwd)")
     ap.add_argument("--table", help="write the --check Markdown table to this file (default: stdout)")
+    ap.add_argument("--only", nargs="+", metavar="FILE",
+                    help="export (and check) only these models, e.g. squeeze.onnx")
     a = ap.parse_args()
 
     torch.manual_seed(0)
@@ -419,7 +437,10 @@ def main():
     print("torch %s, onnx %s, opset %d" % (torch.__version__, onnx.__version__, OPSET))
     all_rows = []
     for e in examples(have_tv):
-        model, notes = export(e["module"], e["args"], e["inputs"], e["dynamic"], e.get("fallback"))
+        if a.only and e["file"] not in a.only:
+            continue
+        model, notes = export(e["module"], e["args"], e["inputs"], e["dynamic"], e.get("fallback"),
+                              opset=e.get("opset"))
         e["notes"] = notes
         print("\n=== %s" % e["file"])
         for n in notes:
