@@ -119,11 +119,11 @@ class BakedReshapeTarget : public Rule {
       const infer::TensorFact* target = analysis.inference().Find(node.input(1));
       std::vector<sym::MaybeExpr> target_values;
       for (const auto& e : *target->values) target_values.push_back(e.value);
-      Finding f = FindingFor(
-          analysis, cause, cause.node,
-          absl::StrCat("Reshape target ", DimsText(target_values), " from ",
-                       OriginText(analysis.inference(), *target), " holds sizes of the example input, but the ",
-                       "input shape ", DimsText(*input->shape), " is dynamic"));
+      Finding f = FindingFor(analysis, cause, cause.node,
+                             absl::StrCat("Reshape target ", DimsText(target_values), " from ",
+                                          OriginText(analysis.inference(), *target),
+                                          " holds sizes of the example input, but the ",
+                                          "input shape ", DimsText(*input->shape), " is dynamic"));
       f.attribute = "input 1 (shape)";
       f.fix =
           "build the target from the input's shape or use 0 and -1 for dims that follow the "

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "shapelint/infer/constants.h"
 #include "lint/rule.h"
+#include "shapelint/infer/constants.h"
 
 namespace shapelint::lint {
 namespace {

@@ -1,5 +1,7 @@
 // The engine behind lint::Lint: the options applied to the model, the selected rules built,
 // offered the failures to claim, and run.
+#include "shapelint/lint/lint.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -8,7 +10,6 @@
 #include "lint/declared_dims.h"
 #include "lint/rule.h"
 #include "lint/selection.h"
-#include "shapelint/lint/lint.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {

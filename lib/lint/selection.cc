@@ -24,8 +24,9 @@ absl::Status Mark(absl::Span<const RuleInfo> rules, const std::vector<std::strin
       any = true;
     }
     if (!any) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          View(option), ": '", selector, "' names no rule (a code, a code prefix, a name, or ALL)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(View(option), ": '", selector,
+                       "' names no rule (a code, a code prefix, a name, or ALL)"));
     }
   }
   return absl::OkStatus();

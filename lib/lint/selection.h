@@ -19,8 +19,7 @@ namespace shapelint::lint {
 bool SelectorNames(std::string_view selector, const RuleInfo& rule);
 
 // The codes of the rules of `rules` that `selector` names, in their order; empty when none.
-std::vector<std::string> CodesMatching(absl::Span<const RuleInfo> rules,
-                                       std::string_view selector);
+std::vector<std::string> CodesMatching(absl::Span<const RuleInfo> rules, std::string_view selector);
 
 // Whether each rule of `rules` runs: selected by `select` (every rule when it is unset) and not
 // named by `ignore`. An error names a selector that names no rule.

@@ -58,8 +58,7 @@ class Solution {
   sym::Binding witness_;
   absl::flat_hash_set<std::string> unsolved_;
   // Ranges are asked for repeatedly (witness, counterexample, blame) and the witness is fixed.
-  mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>>
-      range_cache_;
+  mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>> range_cache_;
 };
 
 }  // namespace shapelint::lint

@@ -69,8 +69,8 @@ TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Ru
                                  [name = output](const ShapeAt& s) { return s.value == name; });
           // Where the label says the graph decides the rank at run time, the engine must not
           // claim one; everywhere else it must give ONNX Runtime's shape.
-          const bool unknown = label.contains("unknown_outputs") &&
-                               label["unknown_outputs"].contains(output);
+          const bool unknown =
+              label.contains("unknown_outputs") && label["unknown_outputs"].contains(output);
           CHECK((it == at.outputs.end()) == unknown);
           if (it != at.outputs.end()) CHECK(it->actual == dims.get<std::vector<int64_t>>());
         }

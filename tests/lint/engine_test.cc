@@ -33,7 +33,8 @@ class Greedy : public Rule {
   bool ClaimsNode(const BlameSite&, int) const override { return true; }
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      if (Owns(cause)) out.push_back(FindingAt(analysis, *cause.graph, cause.node, severity_, "mine"));
+      if (Owns(cause))
+        out.push_back(FindingAt(analysis, *cause.graph, cause.node, severity_, "mine"));
     }
   }
 
@@ -105,8 +106,7 @@ TEST_CASE("engine: a selector that names no rule is an error", "[lint][engine]")
   }
 }
 
-TEST_CASE("engine: a rule that reports above its level is a bug, not a finding",
-          "[lint][engine]") {
+TEST_CASE("engine: a rule that reports above its level is a bug, not a finding", "[lint][engine]") {
   auto model = Load();
   const std::vector<RuleFactory> registry = {
       {{"XY004", "loud-one", "says note, reports errors", Severity::kNote}, MakeErrorRule}};

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 // A finding as these checks compare it: everything the text report prints of it.
 std::string Whole(const Finding& f) {
-  std::string text = absl::StrCat(f.rule, " ", std::string(SeverityName(f.severity)), " ", f.node.graph, "/",
-                                  f.node.label, ": ", f.message);
+  std::string text = absl::StrCat(f.rule, " ", std::string(SeverityName(f.severity)), " ",
+                                  f.node.graph, "/", f.node.label, ": ", f.message);
   if (f.witness) absl::StrAppend(&text, "\n  witness: ", f.witness->summary);
   if (f.counterexample) absl::StrAppend(&text, "\n  counterexample: ", f.counterexample->failure);
   for (const Note& n : f.notes) absl::StrAppend(&text, "\n  note: ", n.message);
@@ -66,7 +66,8 @@ Run LintWith(const ir::Model& model, const std::string& export_dims,
   return Run{*std::move(findings)};
 }
 
-TEST_CASE("a rule selected alone reports what it reports with every rule on", "[rules][independence]") {
+TEST_CASE("a rule selected alone reports what it reports with every rule on",
+          "[rules][independence]") {
   for (const fs::path& file : testing::RuleFixtures()) {
     auto model = ir::LoadModel(file.string());
     REQUIRE(model.ok());
