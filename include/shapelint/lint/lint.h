@@ -23,7 +23,9 @@ struct RuleInfo {
   Severity level = Severity::kWarning;  // the most severe level it reports at
 };
 
-// Every rule, in code order.
+// Every rule, in the order of rules/rules.def: code order, which is also their precedence. When
+// a failure fits the patterns of several rules, the first of them that runs reports it; a rule
+// that does not run leaves it to the next.
 const std::vector<RuleInfo>& AllRules();
 
 // An input axis to lint as dynamic, whatever the model declares: "which literals would break if
@@ -51,9 +53,10 @@ struct LintOptions {
   std::vector<std::pair<std::string, int64_t>> static_dims;
 };
 
-// Findings for `model`, sorted by graph position and rule. Fails only when `options` do not
-// fit the model (export dims, dynamic axes or static dims naming an input, axis or symbol it
-// does not have): what the engine cannot model is left out, not guessed. Every expression the
+// Findings for `model`, sorted by graph position and rule, from the rules `options` select (see
+// AllRules for their precedence). Fails only when `options` do not fit the model (export dims,
+// dynamic axes or static dims naming an input, axis or symbol it does not have) or name no rule:
+// what the engine cannot model is left out, not guessed. Every expression the
 // run builds is freed before it returns (it opens a sym::InternScope of its own, nested in the
 // caller's if there is one): findings hold only plain data.
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options = {});
