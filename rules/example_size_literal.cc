@@ -163,117 +163,166 @@ std::vector<int64_t> Iota(size_t n) {
   return v;
 }
 
-// Slots of one node: the literals in its size operands and the dims they address.
-std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
-  const auto& n = g.node(index);
-  const std::string& op = n.op_type();
+// What the slot readers of one node share.
+struct NodeSite {
+  const Analysis& analysis;
+  ir::Node n;
+  const TensorFact* data;  // the node's first input, which the literals address
+  int64_t opset;
+};
+
+// The bounds of a Slice. A negative bound counts from the end, which adapts to the size: only
+// its magnitude can be a frozen size (x[..., -5:] for the last W // 2).
+std::vector<Slot> SliceSlots(const NodeSite& at) {
+  constexpr unsigned kForms = kWhole | kMinusOne | kHalf;
   std::vector<Slot> slots;
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return slots;
-  const TensorFact* data = n.input_size() > 0 ? analysis.inference().Find(n.input(0)) : nullptr;
-  const int64_t opset = analysis.model().OpsetVersion("");
-  if (op == "Slice") {
-    std::vector<int64_t> axes;
-    if (opset >= 10) {
-      const auto* starts = ValuesOf(analysis, n, 1);
-      const auto* ends = ValuesOf(analysis, n, 2);
-      const auto* axes_v = ValuesOf(analysis, n, 3);
-      const size_t count = starts != nullptr ? starts->size() : 0;
-      if (axes_v != nullptr) {
-        for (const auto& e : *axes_v) {
-          auto a = ConstantOf(e);
-          if (!a) return slots;
-          axes.push_back(*a);
-        }
-      } else {
-        axes = Iota(count);
-      }
-      // A negative bound counts from the end, which adapts to the size: only its magnitude
-      // can be a frozen size (x[..., -5:] for the last W // 2).
-      AddPerAxis(analysis, data, "starts", starts, {}, axes, kWhole | kMinusOne | kHalf, slots);
-      AddPerAxis(analysis, data, "ends", ends, {}, axes, kWhole | kMinusOne | kHalf, slots);
-    } else {
-      const auto starts = IntsAttr(n, "starts");
-      axes = IntsAttr(n, "axes");
-      if (axes.empty()) axes = Iota(starts.size());
-      AddPerAxis(analysis, data, "starts", nullptr, starts, axes, kWhole | kMinusOne | kHalf,
-                 slots);
-      AddPerAxis(analysis, data, "ends", nullptr, IntsAttr(n, "ends"), axes,
-                 kWhole | kMinusOne | kHalf, slots);
+  if (at.opset < 10) {
+    const auto starts = IntsAttr(at.n, "starts");
+    std::vector<int64_t> axes = IntsAttr(at.n, "axes");
+    if (axes.empty()) axes = Iota(starts.size());
+    AddPerAxis(at.analysis, at.data, "starts", nullptr, starts, axes, kForms, slots);
+    AddPerAxis(at.analysis, at.data, "ends", nullptr, IntsAttr(at.n, "ends"), axes, kForms, slots);
+    return slots;
+  }
+  const auto* starts = ValuesOf(at.analysis, at.n, 1);
+  const auto* ends = ValuesOf(at.analysis, at.n, 2);
+  const auto* axes_v = ValuesOf(at.analysis, at.n, 3);
+  std::vector<int64_t> axes;
+  if (axes_v != nullptr) {
+    for (const auto& e : *axes_v) {
+      auto a = ConstantOf(e);
+      if (!a) return slots;
+      axes.push_back(*a);
     }
-  } else if (op == "Gather") {
-    const auto* indices = ValuesOf(analysis, n, 1);
-    if (indices == nullptr) return slots;
-    const int64_t axis = IntAttr(n, "axis").value_or(0);
-    // The largest index only: arange(0, T, 2) folded to [0, 2, 4] ends at T - 1.
-    const Element* last = nullptr;
-    for (const auto& e : *indices) {
-      auto v = ConstantOf(e);
-      if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) last = &e;
-    }
-    if (last != nullptr && IsLiteral(analysis, *last)) {
-      AddOne(data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, slots);
-    }
-  } else if (op == "TopK") {
-    const int64_t axis = IntAttr(n, "axis").value_or(-1);
-    if (opset >= 10) {
-      AddPerAxis(analysis, data, "k", ValuesOf(analysis, n, 1), {}, {axis},
-                 kWhole | kMinusOne | kHalf, slots);
-    } else if (auto k = IntAttr(n, "k")) {
-      AddPerAxis(analysis, data, "k", nullptr, {*k}, {axis}, kWhole | kMinusOne | kHalf, slots);
-    }
-  } else if (op == "Resize" || op == "Upsample") {
-    const auto* sizes = op == "Resize" ? ValuesOf(analysis, n, 3) : nullptr;
-    if (sizes != nullptr) {
-      AddPerAxis(analysis, data, "sizes", sizes, {}, Iota(sizes->size()), kWhole | kHalf | kDouble,
-                 slots);
-      // int(H) * 2, int(W) * 2 bakes every resized axis: one matching size out of several is
-      // a coincidence with a constant output size.
-      for (const Slot& slot : slots) {
-        auto d = slot.dim.Evaluate(analysis.example());
-        if (!d || !FormOf(slot, *d)) return {};
-      }
-    }
-  } else if (op == "Pad") {
-    const auto* pads = opset >= 11 ? ValuesOf(analysis, n, 1) : nullptr;
-    const std::vector<int64_t> attr = opset < 11 ? IntsAttr(n, "pads") : std::vector<int64_t>{};
-    const size_t count = pads != nullptr ? pads->size() : attr.size();
-    if (data == nullptr || !data->shape || count != 2 * data->shape->size()) return slots;
-    const size_t rank = data->shape->size();
-    for (size_t a = 0; a < rank; ++a) {
-      // One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.
-      auto at = [&](size_t i) -> std::optional<int64_t> {
-        if (pads == nullptr) return attr[i];
-        return IsLiteral(analysis, (*pads)[i]) ? ConstantOf((*pads)[i]) : std::nullopt;
-      };
-      auto begin = at(a), end = at(a + rank);
-      if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
-      const size_t side = *begin != 0 ? a : a + rank;
-      AddOne(data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
-             pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin, slots);
-    }
-  } else if (op == "AveragePool" || op == "MaxPool" || op == "LpPool") {
-    // A window as large as the whole example map: F.avg_pool2d(x, (int(H), int(W))).
-    const auto kernel = IntsAttr(n, "kernel_shape");
-    if (data == nullptr || !data->shape || kernel.size() + 2 != data->shape->size()) return slots;
-    std::vector<Slot> window;
-    std::vector<int64_t> spatial;
-    for (size_t i = 0; i < kernel.size(); ++i) spatial.push_back(static_cast<int64_t>(i + 2));
-    AddPerAxis(analysis, data, "kernel_shape", nullptr, kernel, spatial, kWhole, window);
-    if (window.size() == kernel.size()) slots = std::move(window);  // all spatial dims dynamic
-  } else if (op == "Reshape") {
-    // A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))).
-    const auto* target = ValuesOf(analysis, n, 1);
-    if (target == nullptr || data == nullptr || !data->shape) return slots;
-    for (const auto& e : *target) {
-      auto v = ConstantOf(e);
-      if (!v || *v < 2 || !IsLiteral(analysis, e)) continue;
-      for (const auto& d : *data->shape) {
-        if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
-        slots.push_back({"shape", *v, *d, kSqrt, e.origin});
-      }
+  } else {
+    axes = Iota(starts != nullptr ? starts->size() : 0);
+  }
+  AddPerAxis(at.analysis, at.data, "starts", starts, {}, axes, kForms, slots);
+  AddPerAxis(at.analysis, at.data, "ends", ends, {}, axes, kForms, slots);
+  return slots;
+}
+
+// The largest index of a Gather only: arange(0, T, 2) folded to [0, 2, 4] ends at T - 1.
+std::vector<Slot> GatherSlots(const NodeSite& at) {
+  std::vector<Slot> slots;
+  const auto* indices = ValuesOf(at.analysis, at.n, 1);
+  if (indices == nullptr) return slots;
+  const int64_t axis = IntAttr(at.n, "axis").value_or(0);
+  const Element* last = nullptr;
+  for (const auto& e : *indices) {
+    auto v = ConstantOf(e);
+    if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) last = &e;
+  }
+  if (last != nullptr && IsLiteral(at.analysis, *last)) {
+    AddOne(at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, slots);
+  }
+  return slots;
+}
+
+std::vector<Slot> TopKSlots(const NodeSite& at) {
+  constexpr unsigned kForms = kWhole | kMinusOne | kHalf;
+  std::vector<Slot> slots;
+  const int64_t axis = IntAttr(at.n, "axis").value_or(-1);
+  if (at.opset >= 10) {
+    AddPerAxis(at.analysis, at.data, "k", ValuesOf(at.analysis, at.n, 1), {}, {axis}, kForms,
+               slots);
+  } else if (auto k = IntAttr(at.n, "k")) {
+    AddPerAxis(at.analysis, at.data, "k", nullptr, {*k}, {axis}, kForms, slots);
+  }
+  return slots;
+}
+
+// Resize's sizes, when every one of them derives from its dim: int(H) * 2, int(W) * 2 bakes
+// every resized axis, and one matching size out of several is a coincidence with a constant
+// output size.
+std::vector<Slot> ResizeSlots(const NodeSite& at) {
+  std::vector<Slot> slots;
+  const auto* sizes = at.n.op_type() == "Resize" ? ValuesOf(at.analysis, at.n, 3) : nullptr;
+  if (sizes == nullptr) return slots;
+  AddPerAxis(at.analysis, at.data, "sizes", sizes, {}, Iota(sizes->size()),
+             kWhole | kHalf | kDouble, slots);
+  for (const Slot& slot : slots) {
+    auto d = slot.dim.Evaluate(at.analysis.example());
+    if (!d || !FormOf(slot, *d)) return {};
+  }
+  return slots;
+}
+
+// One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.
+std::vector<Slot> PadSlots(const NodeSite& at) {
+  constexpr int64_t kPadsInput = 11;  // the opset from which pads are an input
+  std::vector<Slot> slots;
+  const auto* pads = at.opset >= kPadsInput ? ValuesOf(at.analysis, at.n, 1) : nullptr;
+  const std::vector<int64_t> attr =
+      at.opset < kPadsInput ? IntsAttr(at.n, "pads") : std::vector<int64_t>{};
+  const size_t count = pads != nullptr ? pads->size() : attr.size();
+  if (at.data == nullptr || !at.data->shape || count != 2 * at.data->shape->size()) return slots;
+  const size_t rank = at.data->shape->size();
+  auto pad = [&](size_t i) -> std::optional<int64_t> {
+    if (pads == nullptr) return attr[i];
+    return IsLiteral(at.analysis, (*pads)[i]) ? ConstantOf((*pads)[i]) : std::nullopt;
+  };
+  for (size_t a = 0; a < rank; ++a) {
+    auto begin = pad(a), end = pad(a + rank);
+    if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
+    const size_t side = *begin != 0 ? a : a + rank;
+    AddOne(at.data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
+           pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin, slots);
+  }
+  return slots;
+}
+
+// A window as large as the whole example map: F.avg_pool2d(x, (int(H), int(W))), when every
+// spatial dim is dynamic.
+std::vector<Slot> PoolSlots(const NodeSite& at) {
+  constexpr size_t kSpatialBegin = 2;  // batch and channels come first
+  const auto kernel = IntsAttr(at.n, "kernel_shape");
+  if (at.data == nullptr || !at.data->shape ||
+      kernel.size() + kSpatialBegin != at.data->shape->size()) {
+    return {};
+  }
+  std::vector<Slot> window;
+  std::vector<int64_t> spatial;
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    spatial.push_back(static_cast<int64_t>(i + kSpatialBegin));
+  }
+  AddPerAxis(at.analysis, at.data, "kernel_shape", nullptr, kernel, spatial, kWhole, window);
+  if (window.size() != kernel.size()) return {};
+  return window;
+}
+
+// A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))).
+std::vector<Slot> ReshapeSlots(const NodeSite& at) {
+  std::vector<Slot> slots;
+  const auto* target = ValuesOf(at.analysis, at.n, 1);
+  if (target == nullptr || at.data == nullptr || !at.data->shape) return slots;
+  for (const auto& e : *target) {
+    auto v = ConstantOf(e);
+    if (!v || *v < 2 || !IsLiteral(at.analysis, e)) continue;
+    for (const auto& d : *at.data->shape) {
+      if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
+      slots.push_back({"shape", *v, *d, kSqrt, e.origin});
     }
   }
   return slots;
+}
+
+// Slots of one node: the literals in its size operands and the dims they address.
+std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
+  const ir::Node n = g.node(index);
+  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
+  const NodeSite at{analysis, n,
+                    n.input_size() > 0 ? analysis.inference().Find(n.input(0)) : nullptr,
+                    analysis.model().OpsetVersion("")};
+  const std::string& op = n.op_type();
+  if (op == "Slice") return SliceSlots(at);
+  if (op == "Gather") return GatherSlots(at);
+  if (op == "TopK") return TopKSlots(at);
+  if (op == "Resize" || op == "Upsample") return ResizeSlots(at);
+  if (op == "Pad") return PadSlots(at);
+  if (op == "AveragePool" || op == "MaxPool" || op == "LpPool") return PoolSlots(at);
+  if (op == "Reshape") return ReshapeSlots(at);
+  return {};
 }
 
 // Sizes of the slot's dim (when it is one symbol) at which the literal's derivation is exact
