@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "ir/graph_storage.h"
 #include "ir/inline_functions.h"
 #include "ir/skim.h"
 #include "ir/string_store.h"
@@ -31,65 +32,10 @@ bool ParseAttribute(std::string_view bytes, AttributeProto& out) {
   return out.MergeFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
-}  // namespace
-
-const std::string& Node::op_type() const { return *graph_->nodes_[index_].op_type; }
-const std::string& Node::domain() const { return *graph_->domains_[graph_->nodes_[index_].domain]; }
-std::string_view Node::name() const { return graph_->nodes_[index_].name; }
-int Node::input_size() const { return static_cast<int>(graph_->InputIds(index_).size()); }
-int Node::output_size() const { return static_cast<int>(graph_->OutputIds(index_).size()); }
-
-std::string_view Node::input(int i) const {
-  const ValueId id = graph_->InputIds(index_)[i];
-  return id == kNoValue ? std::string_view() : graph_->value_name(id);
-}
-
-std::string_view Node::output(int i) const {
-  const ValueId id = graph_->OutputIds(index_)[i];
-  return id == kNoValue ? std::string_view() : graph_->value_name(id);
-}
-
-std::string_view Node::NameOf::operator()(ValueId id) const {
-  return id == kNoValue ? std::string_view() : graph->value_name(id);
-}
-
-Node::Names Node::input() const { return Names(graph_->InputIds(index_), NameOf{graph_}); }
-Node::Names Node::output() const { return Names(graph_->OutputIds(index_), NameOf{graph_}); }
-
-int Node::attribute_size() const {
-  return graph_->AttributesEnd(index_) - graph_->nodes_[index_].attributes_begin;
-}
-
-std::string_view Node::attribute_name(int i) const {
-  return *graph_->attributes_[graph_->nodes_[index_].attributes_begin + i].name;
-}
-
-AttributeRef Node::attribute(int i) const {
-  return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i);
-}
-
-size_t Node::attribute_serialized_size(int i) const { return attribute_bytes(i).size(); }
-
-std::string_view Node::attribute_bytes(int i) const {
-  const Graph::AttributeRecord& a =
-      graph_->attributes_[graph_->nodes_[index_].attributes_begin + i];
-  return a.parsed != nullptr ? std::string_view() : a.bytes;
-}
-
-AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
-  return graph_->AttributeAt(graph_->nodes_[index_].attributes_begin + i, scratch);
-}
-
-AttributeRef Node::FindAttribute(std::string_view name) const {
-  const int32_t end = graph_->AttributesEnd(index_);
-  for (int32_t k = graph_->nodes_[index_].attributes_begin; k < end; ++k) {
-    if (*graph_->attributes_[k].name == name) return graph_->AttributeAt(k);
-  }
-  return AttributeRef();
-}
-
-AttributeRef Graph::AttributeAt(int32_t k, AttributeProto* scratch) const {
-  const AttributeRecord& a = attributes_[k];
+// Attribute `k` of the graph: the proto it holds, or its bytes parsed into `*scratch` (cleared
+// first) or, without one, into a message of the returned handle's own.
+AttributeRef AttributeAt(const GraphStorage& storage, int32_t k, AttributeProto* scratch) {
+  const GraphStorage::AttributeRecord& a = storage.attributes[k];
   if (a.parsed != nullptr) return AttributeRef(a.parsed);
   if (scratch != nullptr) {
     scratch->Clear();
@@ -103,9 +49,103 @@ AttributeRef Graph::AttributeAt(int32_t k, AttributeProto* scratch) const {
   return AttributeRef(std::move(parsed));
 }
 
+}  // namespace
+
+const std::string& Node::op_type() const { return *graph_->storage_->nodes[index_].op_type; }
+
+const std::string& Node::domain() const {
+  const GraphStorage& s = *graph_->storage_;
+  return *s.domains[s.nodes[index_].domain];
+}
+
+std::string_view Node::name() const { return graph_->storage_->nodes[index_].name; }
+int Node::input_size() const { return static_cast<int>(graph_->storage_->InputIds(index_).size()); }
+
+int Node::output_size() const {
+  return static_cast<int>(graph_->storage_->OutputIds(index_).size());
+}
+
+std::string_view Node::input(int i) const {
+  const GraphStorage& s = *graph_->storage_;
+  const ValueId id = s.InputIds(index_)[i];
+  return id == kNoValue ? std::string_view() : s.values[id].name;
+}
+
+std::string_view Node::output(int i) const {
+  const GraphStorage& s = *graph_->storage_;
+  const ValueId id = s.OutputIds(index_)[i];
+  return id == kNoValue ? std::string_view() : s.values[id].name;
+}
+
+std::string_view Node::NameOf::operator()(ValueId id) const {
+  return id == kNoValue ? std::string_view() : graph->storage_->values[id].name;
+}
+
+Node::Names Node::input() const {
+  return Names(graph_->storage_->InputIds(index_), NameOf{graph_});
+}
+
+Node::Names Node::output() const {
+  return Names(graph_->storage_->OutputIds(index_), NameOf{graph_});
+}
+
+int Node::attribute_size() const {
+  const GraphStorage& s = *graph_->storage_;
+  return s.AttributesEnd(index_) - s.AttributesBegin(index_);
+}
+
+std::string_view Node::attribute_name(int i) const {
+  const GraphStorage& s = *graph_->storage_;
+  return *s.attributes[s.AttributesBegin(index_) + i].name;
+}
+
+AttributeRef Node::attribute(int i) const { return attribute(i, nullptr); }
+
+size_t Node::attribute_serialized_size(int i) const { return attribute_bytes(i).size(); }
+
+std::string_view Node::attribute_bytes(int i) const {
+  const GraphStorage& s = *graph_->storage_;
+  const GraphStorage::AttributeRecord& a = s.attributes[s.AttributesBegin(index_) + i];
+  return a.parsed != nullptr ? std::string_view() : a.bytes;
+}
+
+AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
+  const GraphStorage& s = *graph_->storage_;
+  return AttributeAt(s, s.AttributesBegin(index_) + i, scratch);
+}
+
+AttributeRef Node::FindAttribute(std::string_view name) const {
+  const GraphStorage& s = *graph_->storage_;
+  const int32_t end = s.AttributesEnd(index_);
+  for (int32_t k = s.AttributesBegin(index_); k < end; ++k) {
+    if (*s.attributes[k].name == name) return AttributeAt(s, k, nullptr);
+  }
+  return AttributeRef();
+}
+
+Graph::Graph(const GraphProto& proto, const Graph* parent, std::string path)
+    : proto_(&proto),
+      parent_(parent),
+      path_(std::move(path)),
+      storage_(std::make_unique<GraphStorage>()) {}
+
+Graph::~Graph() = default;
+
+const std::vector<int>& Graph::topological_order() const { return storage_->order; }
+int Graph::num_values() const { return static_cast<int>(storage_->values.size()); }
+std::string_view Graph::value_name(ValueId id) const { return storage_->values[id].name; }
+
+bool Graph::Defines(ValueId id) const {
+  return (storage_->values[id].flags & GraphStorage::kDefined) != 0;
+}
+
+ValueId Graph::OuterId(ValueId id) const { return storage_->values[id].outer; }
+int Graph::Producer(ValueId id) const { return storage_->values[id].producer; }
+absl::Span<const int> Graph::Consumers(ValueId id) const { return storage_->Consumers(id); }
+
 ValueId Graph::FindValue(std::string_view name) const {
-  auto it = ids_.find(name);
-  return it == ids_.end() ? kNoValue : *it;
+  auto it = storage_->ids.find(name);
+  return it == storage_->ids.end() ? kNoValue : *it;
 }
 
 int Graph::Producer(std::string_view value) const {
@@ -114,25 +154,25 @@ int Graph::Producer(std::string_view value) const {
 }
 
 const ONNX_NAMESPACE::TensorProto* Graph::Initializer(ValueId id) const {
-  return Declared(initializers_, id, kHasInitializer);
+  return storage_->Declared(storage_->initializers, id, GraphStorage::kHasInitializer);
 }
 const ONNX_NAMESPACE::TensorProto* Graph::Initializer(std::string_view value) const {
   return Initializer(FindValue(value));
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Input(ValueId id) const {
-  return Declared(inputs_, id, kHasInput);
+  return storage_->Declared(storage_->inputs, id, GraphStorage::kHasInput);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Input(std::string_view value) const {
   return Input(FindValue(value));
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Output(ValueId id) const {
-  return Declared(outputs_, id, kHasOutput);
+  return storage_->Declared(storage_->outputs, id, GraphStorage::kHasOutput);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::Output(std::string_view value) const {
   return Output(FindValue(value));
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::ValueInfo(ValueId id) const {
-  return Declared(value_infos_, id, kHasValueInfo);
+  return storage_->Declared(storage_->value_infos, id, GraphStorage::kHasValueInfo);
 }
 const ONNX_NAMESPACE::ValueInfoProto* Graph::ValueInfo(std::string_view value) const {
   return ValueInfo(FindValue(value));
@@ -145,15 +185,15 @@ absl::Span<const int> Graph::Consumers(std::string_view value) const {
 
 std::vector<const Graph*> Graph::Subgraphs(int index) const {
   std::vector<const Graph*> result;
-  auto it = subgraphs_.find(index);
-  if (it == subgraphs_.end()) return result;
+  auto it = storage_->subgraphs.find(index);
+  if (it == storage_->subgraphs.end()) return result;
   for (const auto& s : it->second) result.push_back(s.graph.get());
   return result;
 }
 
 const Graph* Graph::Subgraph(int index, std::string_view attribute) const {
-  auto it = subgraphs_.find(index);
-  if (it == subgraphs_.end()) return nullptr;
+  auto it = storage_->subgraphs.find(index);
+  if (it == storage_->subgraphs.end()) return nullptr;
   for (const auto& s : it->second) {
     if (s.attribute == attribute) return s.graph.get();
   }
@@ -181,11 +221,9 @@ class GraphBuilder {
       const GraphProto& proto, const Graph* parent, std::string path,
       const std::vector<std::string_view>* wire_nodes = nullptr, StringStore* strings = nullptr,
       google::protobuf::Arena* arena = nullptr) {
-    auto owned = std::make_unique<Graph>();
+    std::unique_ptr<Graph> owned(new Graph(proto, parent, std::move(path)));
     g_ = owned.get();
-    g_->proto_ = &proto;
-    g_->parent_ = parent;
-    g_->path_ = std::move(path);
+    s_ = g_->storage_.get();
     if (depth_ > kMaxSubgraphDepth) {
       return Error(absl::StrCat("subgraphs nested deeper than ", kMaxSubgraphDepth, " levels at ",
                                 g_->path_));
@@ -194,30 +232,32 @@ class GraphBuilder {
         wire_nodes != nullptr ? static_cast<int>(wire_nodes->size()) : proto.node_size();
     // Sized up front: rehashing tables of a few hundred thousand names is a visible cost. Most
     // values are one node's output, read by one or two others.
-    g_->values_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
-    g_->ids_.reserve(num_nodes + proto.input_size() + proto.initializer_size());
-    g_->node_io_.reserve(num_nodes * 3);
-    g_->node_io_begin_.reserve(2 * num_nodes + 1);
-    g_->nodes_.reserve(num_nodes);
+    s_->values.reserve(num_nodes + proto.input_size() + proto.initializer_size());
+    s_->ids.reserve(num_nodes + proto.input_size() + proto.initializer_size());
+    s_->node_io.reserve(num_nodes * 3);
+    s_->node_io_begin.reserve(2 * num_nodes + 1);
+    s_->nodes.reserve(num_nodes);
 
     for (const auto& t : proto.initializer()) {
-      Declare(g_->initializers_, Intern(t.name()), &t, Graph::kHasInitializer);
+      Declare(s_->initializers, Intern(t.name()), &t, GraphStorage::kHasInitializer);
     }
     for (const auto& s : proto.sparse_initializer()) {
       // Sparse initializers are values too; their dense form is not needed for shapes.
-      Declare(g_->initializers_, Intern(s.values().name()),
-              static_cast<const ONNX_NAMESPACE::TensorProto*>(nullptr), Graph::kHasInitializer);
+      Declare(s_->initializers, Intern(s.values().name()),
+              static_cast<const ONNX_NAMESPACE::TensorProto*>(nullptr),
+              GraphStorage::kHasInitializer);
     }
     for (const auto& vi : proto.input())
-      Declare(g_->inputs_, Intern(vi.name()), &vi, Graph::kHasInput);
+      Declare(s_->inputs, Intern(vi.name()), &vi, GraphStorage::kHasInput);
     for (const auto& vi : proto.output()) {
-      Declare(g_->outputs_, Intern(vi.name()), &vi, Graph::kHasOutput);
+      Declare(s_->outputs, Intern(vi.name()), &vi, GraphStorage::kHasOutput);
     }
     for (const auto& vi : proto.value_info()) {
-      Declare(g_->value_infos_, Intern(vi.name()), &vi, Graph::kHasValueInfo);
+      Declare(s_->value_infos, Intern(vi.name()), &vi, GraphStorage::kHasValueInfo);
     }
-    for (Graph::Value& v : g_->values_) {
-      if (v.flags & (Graph::kHasInitializer | Graph::kHasInput)) v.flags |= Graph::kDefined;
+    for (GraphStorage::Value& v : s_->values) {
+      if (v.flags & (GraphStorage::kHasInitializer | GraphStorage::kHasInput))
+        v.flags |= GraphStorage::kDefined;
     }
 
     if (wire_nodes != nullptr) {
@@ -228,14 +268,14 @@ class GraphBuilder {
       for (int i = 0; i < num_nodes; ++i) {
         if (!ReadWireNode((*wire_nodes)[i], w)) return Error(NotAProtobufMessage());
         // The name is a view into the model's bytes until the outputs are known (below).
-        Graph::NodeRecord record{&strings->Intern(w.op_type), w.name,
-                                 static_cast<int32_t>(g_->attributes_.size()),
-                                 DomainIndex(&strings->Intern(w.domain))};
+        GraphStorage::NodeRecord record{&strings->Intern(w.op_type), w.name,
+                                        static_cast<int32_t>(s_->attributes.size()),
+                                        DomainIndex(&strings->Intern(w.domain))};
         for (std::string_view bytes : w.attributes) {
           // Checked once to refuse what protobuf refuses; parsed when an op reads it.
           if (!ReadWireAttribute(bytes, wa)) return Error(NotAProtobufMessage());
           if (!wa.nested) {
-            g_->attributes_.push_back({&strings->Intern(wa.name), strings->Keep(bytes), nullptr});
+            s_->attributes.push_back({&strings->Intern(wa.name), strings->Keep(bytes), nullptr});
             continue;
           }
           // Graphs, types and sparse tensors nest without bound: protobuf's parser checks them.
@@ -244,48 +284,47 @@ class GraphBuilder {
           if (scratch.has_g() || scratch.graphs_size() > 0) {
             auto* kept = google::protobuf::Arena::CreateMessage<AttributeProto>(arena);
             ParseAttribute(bytes, *kept);
-            g_->attributes_.push_back({&kept->name(), {}, kept});
+            s_->attributes.push_back({&kept->name(), {}, kept});
           } else {
-            g_->attributes_.push_back(
+            s_->attributes.push_back(
                 {&strings->Intern(scratch.name()), strings->Keep(bytes), nullptr});
           }
         }
-        g_->nodes_.push_back(record);
+        s_->nodes.push_back(record);
         if (auto status = AddNodeIo(i, w.inputs, w.outputs); !status.ok()) return status;
-        g_->nodes_.back().name = KeepNodeName(i, w.name);
+        s_->nodes.back().name = KeepNodeName(i, w.name);
       }
       if (nodes_read_) std::exchange(nodes_read_, nullptr)();
     } else {
       std::vector<std::string_view> inputs, outputs;
       for (int i = 0; i < num_nodes; ++i) {
         const auto& n = proto.node(i);
-        Graph::NodeRecord record{&n.op_type(), n.name(),
-                                 static_cast<int32_t>(g_->attributes_.size()),
-                                 DomainIndex(&n.domain())};
-        for (const AttributeProto& a : n.attribute())
-          g_->attributes_.push_back({&a.name(), {}, &a});
-        g_->nodes_.push_back(record);
+        GraphStorage::NodeRecord record{&n.op_type(), n.name(),
+                                        static_cast<int32_t>(s_->attributes.size()),
+                                        DomainIndex(&n.domain())};
+        for (const AttributeProto& a : n.attribute()) s_->attributes.push_back({&a.name(), {}, &a});
+        s_->nodes.push_back(record);
         inputs.assign(n.input().begin(), n.input().end());
         outputs.assign(n.output().begin(), n.output().end());
         if (auto status = AddNodeIo(i, inputs, outputs); !status.ok()) return status;
       }
     }
-    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+    s_->node_io_begin.push_back(static_cast<int32_t>(s_->node_io.size()));
 
     // Dependencies of each node: its own inputs and the outer values its subgraphs read.
     std::vector<ValueId> reads;
     std::vector<int32_t> reads_begin;
-    reads.reserve(g_->node_io_.size());
+    reads.reserve(s_->node_io.size());
     reads_begin.reserve(num_nodes + 1);
     for (int i = 0; i < num_nodes; ++i) {
       reads_begin.push_back(static_cast<int32_t>(reads.size()));
-      for (ValueId in : g_->InputIds(i)) {
+      for (ValueId in : s_->InputIds(i)) {
         if (in != kNoValue) reads.push_back(in);
       }
-      for (int32_t a = g_->nodes_[i].attributes_begin; a < g_->AttributesEnd(i); ++a) {
+      for (int32_t a = s_->nodes[i].attributes_begin; a < s_->AttributesEnd(i); ++a) {
         // Attributes that hold graphs are always parsed.
-        if (g_->attributes_[a].parsed == nullptr) continue;
-        const AttributeProto& attr = *g_->attributes_[a].parsed;
+        if (s_->attributes[a].parsed == nullptr) continue;
+        const AttributeProto& attr = *s_->attributes[a].parsed;
         std::vector<const GraphProto*> bodies;
         if (attr.has_g()) bodies.push_back(&attr.g());
         for (const auto& sub : attr.graphs()) bodies.push_back(&sub);
@@ -296,11 +335,11 @@ class GraphBuilder {
           if (!sub.ok()) return sub.status();
           Graph& built = **sub;
           for (ValueId outer : sub_builder.outer_reads_) {
-            ValueId here = Intern(built.values_[outer].name);
-            built.values_[outer].outer = here;
+            ValueId here = Intern(built.storage_->values[outer].name);
+            built.storage_->values[outer].outer = here;
             reads.push_back(here);
           }
-          g_->subgraphs_[i].push_back({attr.name(), *std::move(sub)});
+          s_->subgraphs[i].push_back({attr.name(), *std::move(sub)});
         }
       }
     }
@@ -333,13 +372,14 @@ class GraphBuilder {
 
     auto order = TopologicalOrder(reads, reads_begin);
     if (!order.ok()) return order.status();
-    g_->order_ = *std::move(order);
+    s_->order = *std::move(order);
     IndexConsumers(reads, reads_begin);
     // The tables are complete: their growth slack (up to half of each) goes now, before
     // inference allocates, so that it is not part of the peak.
-    g_->values_.shrink_to_fit();
-    g_->node_io_.shrink_to_fit();
-    g_->attributes_.shrink_to_fit();
+    s_->values.shrink_to_fit();
+    s_->node_io.shrink_to_fit();
+    s_->attributes.shrink_to_fit();
+    g_->hot_ = {static_cast<int>(s_->nodes.size()), s_->node_io.data(), s_->node_io_begin.data()};
     return owned;
   }
 
@@ -347,32 +387,32 @@ class GraphBuilder {
   ValueId Intern(std::string_view name) {
     // One lookup, one hash: a name is copied only when first seen (with wire nodes it is a view
     // into bytes that go away after loading), under the hash it was looked up with.
-    const auto id = static_cast<ValueId>(g_->values_.size());
-    auto it = g_->ids_.lazy_emplace(name, [&](const auto& construct) {
+    const auto id = static_cast<ValueId>(s_->values.size());
+    auto it = s_->ids.lazy_emplace(name, [&](const auto& construct) {
       const std::string_view kept = strings_ != nullptr ? strings_->Keep(name) : name;
-      g_->values_.push_back({kept});
+      s_->values.push_back({kept});
       construct(id);
     });
     return *it;
   }
 
   int32_t DomainIndex(const std::string* domain) {
-    for (size_t k = 0; k < g_->domains_.size(); ++k) {
-      if (*g_->domains_[k] == *domain) return static_cast<int32_t>(k);
+    for (size_t k = 0; k < s_->domains.size(); ++k) {
+      if (*s_->domains[k] == *domain) return static_cast<int32_t>(k);
     }
-    g_->domains_.push_back(domain);
-    return static_cast<int32_t>(g_->domains_.size() - 1);
+    s_->domains.push_back(domain);
+    return static_cast<int32_t>(s_->domains.size() - 1);
   }
 
   // A copy of node `i`'s name. Exporters name outputs after their node ("/attn/Gather_6" writes
   // "/attn/Gather_6_output_0"): then the name is the start of an output's kept name, which
   // saves a copy of most names.
   std::string_view KeepNodeName(int i, std::string_view name) {
-    // Node i is the last one added: its outputs run to the end of node_io_.
-    for (size_t k = g_->node_io_begin_[2 * i + 1]; k < g_->node_io_.size(); ++k) {
-      const ValueId out = g_->node_io_[k];
+    // Node i is the last one added: its outputs run to the end of storage_->node_io.
+    for (size_t k = s_->node_io_begin[2 * i + 1]; k < s_->node_io.size(); ++k) {
+      const ValueId out = s_->node_io[k];
       if (out == kNoValue) continue;
-      std::string_view kept = g_->values_[out].name;
+      std::string_view kept = s_->values[out].name;
       if (kept.substr(0, name.size()) == name) return kept.substr(0, name.size());
     }
     return strings_->Keep(name);
@@ -381,29 +421,29 @@ class GraphBuilder {
   // Appends node `i`'s input and output ids and records it as its outputs' producer.
   absl::Status AddNodeIo(int i, const std::vector<std::string_view>& inputs,
                          const std::vector<std::string_view>& outputs) {
-    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+    s_->node_io_begin.push_back(static_cast<int32_t>(s_->node_io.size()));
     for (std::string_view in : inputs) {
-      g_->node_io_.push_back(in.empty() ? kNoValue : Intern(in));
+      s_->node_io.push_back(in.empty() ? kNoValue : Intern(in));
     }
-    g_->node_io_begin_.push_back(static_cast<int32_t>(g_->node_io_.size()));
+    s_->node_io_begin.push_back(static_cast<int32_t>(s_->node_io.size()));
     for (std::string_view out : outputs) {
       if (out.empty()) {
-        g_->node_io_.push_back(kNoValue);
+        s_->node_io.push_back(kNoValue);
         continue;
       }
       ValueId id = Intern(out);
-      g_->node_io_.push_back(id);
-      Graph::Value& v = g_->values_[id];
+      s_->node_io.push_back(id);
+      GraphStorage::Value& v = s_->values[id];
       if (v.producer >= 0) {
         return Error(absl::StrCat("value '", std::string(out), "' is produced by both ",
                                   Describe(v.producer), " and ", Describe(i)));
       }
-      if (v.flags & (Graph::kHasInput | Graph::kHasInitializer)) {
+      if (v.flags & (GraphStorage::kHasInput | GraphStorage::kHasInitializer)) {
         return Error(absl::StrCat(Describe(i), " writes '", std::string(out),
                                   "', which is already a graph input or initializer"));
       }
       v.producer = i;
-      v.flags |= Graph::kDefined;
+      v.flags |= GraphStorage::kDefined;
     }
     return absl::OkStatus();
   }
@@ -411,8 +451,8 @@ class GraphBuilder {
   // The first declaration of a name counts, as the first entry of a protobuf map would.
   template <typename T>
   void Declare(absl::flat_hash_map<ValueId, const T*>& map, ValueId id, const T* declaration,
-               Graph::Flag flag) {
-    if (map.try_emplace(id, declaration).second) g_->values_[id].flags |= flag;
+               GraphStorage::Flag flag) {
+    if (map.try_emplace(id, declaration).second) s_->values[id].flags |= flag;
   }
 
   static bool Resolves(const Graph& graph, std::string_view value) {
@@ -427,10 +467,11 @@ class GraphBuilder {
   // one of this graph's outer reads).
   template <typename MessageFn>
   absl::Status Resolve(ValueId id, const MessageFn& message) {
-    if (g_->Defines(id) || g_->values_[id].outer != kNoValue || outer_marked_.contains(id)) {
+    if ((s_->values[id].flags & GraphStorage::kDefined) != 0 || s_->values[id].outer != kNoValue ||
+        outer_marked_.contains(id)) {
       return absl::OkStatus();
     }
-    std::string_view name = g_->values_[id].name;
+    std::string_view name = s_->values[id].name;
     if (g_->parent_ != nullptr && Resolves(*g_->parent_, name)) {
       outer_marked_.insert(id);
       outer_reads_.push_back(id);
@@ -450,17 +491,17 @@ class GraphBuilder {
   // Kahn's algorithm, taking ready nodes in file order so sorted graphs keep their order.
   absl::StatusOr<std::vector<int>> TopologicalOrder(const std::vector<ValueId>& reads,
                                                     const std::vector<int32_t>& begin) const {
-    const int n = g_->num_nodes();
+    const int n = static_cast<int>(s_->nodes.size());
     std::vector<int> pending(n, 0);
     // Users of each node's outputs, as one flat list per producer (counted, then filled).
     std::vector<int32_t> users_begin(n + 1, 0);
     for (int i = 0; i < n; ++i) {
       for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
-        int p = g_->Producer(reads[k]);
+        int p = s_->values[reads[k]].producer;
         if (p < 0) continue;
         if (p == i) {
           return Error(absl::StrCat("cycle: ", Describe(i), " reads its own output '",
-                                    std::string(g_->value_name(reads[k])), "'"));
+                                    std::string(s_->values[reads[k]].name), "'"));
         }
         ++pending[i];
         ++users_begin[p + 1];
@@ -471,7 +512,7 @@ class GraphBuilder {
     std::vector<int32_t> fill(users_begin.begin(), users_begin.end() - 1);
     for (int i = 0; i < n; ++i) {
       for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
-        int p = g_->Producer(reads[k]);
+        int p = s_->values[reads[k]].producer;
         if (p >= 0) users[fill[p]++] = i;
       }
     }
@@ -494,10 +535,10 @@ class GraphBuilder {
       for (int i = 0; i < n; ++i) {
         if (pending[i] == 0) continue;
         for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
-          int p = g_->Producer(reads[k]);
+          int p = s_->values[reads[k]].producer;
           if (p >= 0 && pending[p] > 0) {
             return Error(absl::StrCat("cycle: ", Describe(i), " reads '",
-                                      std::string(g_->value_name(reads[k])),
+                                      std::string(s_->values[reads[k]].name),
                                       "', which depends on the node's own output"));
           }
         }
@@ -509,10 +550,10 @@ class GraphBuilder {
 
   // Consumers of each value in topological order, a node once per value, as one flat array.
   void IndexConsumers(const std::vector<ValueId>& reads, const std::vector<int32_t>& begin) {
-    std::vector<Graph::Value>& values = g_->values_;
+    std::vector<GraphStorage::Value>& values = s_->values;
     std::vector<int> last(values.size(), -1);
     auto each_read = [&](auto&& visit) {
-      for (int i : g_->order_) {
+      for (int i : s_->order) {
         for (int32_t k = begin[i]; k < begin[i + 1]; ++k) {
           if (last[reads[k]] == i) continue;
           last[reads[k]] = i;
@@ -524,14 +565,15 @@ class GraphBuilder {
     each_read([&](ValueId v, int) { ++count[v + 1]; });
     for (size_t v = 0; v < values.size(); ++v) count[v + 1] += count[v];
     for (size_t v = 0; v < values.size(); ++v) values[v].consumers_begin = count[v];
-    g_->consumers_.resize(count[values.size()]);
+    s_->consumers.resize(count[values.size()]);
     std::fill(last.begin(), last.end(), -1);
-    each_read([&](ValueId v, int i) { g_->consumers_[count[v]++] = i; });
+    each_read([&](ValueId v, int i) { s_->consumers[count[v]++] = i; });
   }
 
   const std::string& source_;
   int depth_;
   Graph* g_ = nullptr;
+  GraphStorage* s_ = nullptr;       // g_'s tables
   StringStore* strings_ = nullptr;  // set when names must be copied
   std::function<void()> nodes_read_;
   // Values this graph reads from an enclosing graph, in order of first read.
