@@ -8,104 +8,10 @@
 #include "ir/graph_storage.h"
 #include "ir/inline_functions.h"
 #include "ir/string_store.h"
-#include "ir/wire_nodes.h"
 
 namespace shapelint::ir {
-namespace {
 
-using ONNX_NAMESPACE::AttributeProto;
 using ONNX_NAMESPACE::GraphProto;
-
-// Attribute `k` of the graph: the proto it holds, or its bytes parsed into `*scratch` (cleared
-// first) or, without one, into a message of the returned handle's own.
-AttributeRef AttributeAt(const GraphStorage& storage, int32_t k, AttributeProto* scratch) {
-  const GraphStorage::AttributeRecord& a = storage.attributes[k];
-  if (a.parsed != nullptr) return AttributeRef(a.parsed);
-  if (scratch != nullptr) {
-    scratch->Clear();
-    // The bytes passed the check at load, which refuses what protobuf refuses: this cannot fail.
-    if (!ParseWireAttribute(a.bytes, *scratch)) return AttributeRef();
-    return AttributeRef(static_cast<const AttributeProto*>(scratch));
-  }
-  auto parsed = std::make_unique<AttributeProto>();
-  // As above: this cannot fail.
-  if (!ParseWireAttribute(a.bytes, *parsed)) return AttributeRef();
-  return AttributeRef(std::move(parsed));
-}
-
-}  // namespace
-
-const std::string& Node::op_type() const { return *graph_->storage_->nodes[index_].op_type; }
-
-const std::string& Node::domain() const {
-  const GraphStorage& s = *graph_->storage_;
-  return *s.domains[s.nodes[index_].domain];
-}
-
-std::string_view Node::name() const { return graph_->storage_->nodes[index_].name; }
-int Node::input_size() const { return static_cast<int>(graph_->storage_->InputIds(index_).size()); }
-
-int Node::output_size() const {
-  return static_cast<int>(graph_->storage_->OutputIds(index_).size());
-}
-
-std::string_view Node::input(int i) const {
-  const GraphStorage& s = *graph_->storage_;
-  const ValueId id = s.InputIds(index_)[i];
-  return id == kNoValue ? std::string_view() : s.values[id].name;
-}
-
-std::string_view Node::output(int i) const {
-  const GraphStorage& s = *graph_->storage_;
-  const ValueId id = s.OutputIds(index_)[i];
-  return id == kNoValue ? std::string_view() : s.values[id].name;
-}
-
-std::string_view Node::NameOf::operator()(ValueId id) const {
-  return id == kNoValue ? std::string_view() : graph->storage_->values[id].name;
-}
-
-Node::Names Node::input() const {
-  return Names(graph_->storage_->InputIds(index_), NameOf{graph_});
-}
-
-Node::Names Node::output() const {
-  return Names(graph_->storage_->OutputIds(index_), NameOf{graph_});
-}
-
-int Node::attribute_size() const {
-  const GraphStorage& s = *graph_->storage_;
-  return s.AttributesEnd(index_) - s.AttributesBegin(index_);
-}
-
-std::string_view Node::attribute_name(int i) const {
-  const GraphStorage& s = *graph_->storage_;
-  return *s.attributes[s.AttributesBegin(index_) + i].name;
-}
-
-AttributeRef Node::attribute(int i) const { return attribute(i, nullptr); }
-
-size_t Node::attribute_serialized_size(int i) const { return attribute_bytes(i).size(); }
-
-std::string_view Node::attribute_bytes(int i) const {
-  const GraphStorage& s = *graph_->storage_;
-  const GraphStorage::AttributeRecord& a = s.attributes[s.AttributesBegin(index_) + i];
-  return a.parsed != nullptr ? std::string_view() : a.bytes;
-}
-
-AttributeRef Node::attribute(int i, AttributeProto* scratch) const {
-  const GraphStorage& s = *graph_->storage_;
-  return AttributeAt(s, s.AttributesBegin(index_) + i, scratch);
-}
-
-AttributeRef Node::FindAttribute(std::string_view name) const {
-  const GraphStorage& s = *graph_->storage_;
-  const int32_t end = s.AttributesEnd(index_);
-  for (int32_t k = s.AttributesBegin(index_); k < end; ++k) {
-    if (*s.attributes[k].name == name) return AttributeAt(s, k, nullptr);
-  }
-  return AttributeRef();
-}
 
 Graph::Graph(const GraphProto& proto, const Graph* parent, std::string path)
     : proto_(&proto),

@@ -6,10 +6,11 @@
 // six times its serialized size, and nodes are nearly all of a graph): there, proto().graph()
 // has no nodes, and nodes are reached through Graph::node() alone. Their attributes stay in
 // serialized form, checked at load and parsed again each time one is asked for (an
-// AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once); those that
-// hold subgraphs are parsed once and kept. Everything else (the model's metadata,
-// initializers, declared types, subgraphs) stays in protos, but the main graph's initializers
-// stored as external data lose their external_data entries, which nothing here reads.
+// AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once), or read
+// from their bytes by Node's typed reads; those that hold subgraphs are parsed once and kept.
+// Everything else (the model's metadata, initializers, declared types, subgraphs) stays in
+// protos, but the main graph's initializers stored as external data lose their external_data
+// entries, which nothing here reads.
 //
 // Building a Model validates what every later stage relies on: each node input
 // is provided by a node, a graph input, an initializer or an enclosing graph; each value has one
@@ -24,11 +25,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
@@ -61,6 +65,48 @@ class AttributeRef {
  private:
   std::unique_ptr<ONNX_NAMESPACE::AttributeProto> owned_;
   const ONNX_NAMESPACE::AttributeProto* proto_ = nullptr;
+};
+
+// What a typed read of an attribute (Node::IntAttribute and the others) found: the value, no
+// attribute of that name, or one of another type. A valid model has none of another type where
+// an op expects one, so callers that check models tell it from an absent one.
+template <typename T>
+class AttributeValue {
+ public:
+  using Type = ONNX_NAMESPACE::AttributeProto::AttributeType;
+
+  // No attribute of that name.
+  AttributeValue() = default;
+  explicit AttributeValue(T value) : value_(std::move(value)), found_(true) {}
+  // An attribute of `type`, which is not the type read.
+  static AttributeValue OfOtherType(Type type) {
+    AttributeValue other;
+    other.found_ = true;
+    other.other_type_ = type;
+    return other;
+  }
+
+  bool has_value() const { return value_.has_value(); }
+  explicit operator bool() const { return has_value(); }
+  const T& operator*() const& { return *value_; }
+  T&& operator*() && { return *std::move(value_); }
+  const T* operator->() const { return &*value_; }
+  T value_or(T fallback) const& { return value_.value_or(std::move(fallback)); }
+  T value_or(T fallback) && { return std::move(value_).value_or(std::move(fallback)); }
+  // The value, for a caller to whom an attribute of another type is as good as none.
+  std::optional<T> ToOptional() const& { return value_; }
+  std::optional<T> ToOptional() && { return std::move(value_); }
+
+  // The node has no attribute of that name.
+  bool absent() const { return !found_; }
+  // It has one of another type, other_type(): UNDEFINED when the attribute sets none.
+  bool has_other_type() const { return found_ && !value_.has_value(); }
+  Type other_type() const { return other_type_; }
+
+ private:
+  std::optional<T> value_;
+  bool found_ = false;
+  Type other_type_ = ONNX_NAMESPACE::AttributeProto::UNDEFINED;
 };
 
 // A range over [begin, end) that yields what `Get(item)` gives for each item (ids as names),
@@ -133,6 +179,32 @@ class Node {
   std::string_view attribute_bytes(int i) const;
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
+
+  // Typed reads of the node's first attribute named `name`, as protobuf's parser would give
+  // it. Where the model keeps the attribute serialized, the plain types (INT, INTS, FLOAT,
+  // STRING) and the type of any attribute are read from its bytes, without a message: most of
+  // what reading a small op's attributes cost (docs/performance.md).
+  AttributeValue<int64_t> IntAttribute(std::string_view name) const;
+  AttributeValue<std::vector<int64_t>> IntsAttribute(std::string_view name) const;
+  AttributeValue<float> FloatAttribute(std::string_view name) const;
+  // A view into the model, valid as long as it.
+  AttributeValue<std::string_view> StringAttribute(std::string_view name) const;
+  // Parsed into a message of the call's own where the model keeps the attribute serialized.
+  AttributeValue<std::vector<float>> FloatsAttribute(std::string_view name) const;
+
+  // Where a read parses an attribute that the model keeps serialized: gives a message for one
+  // of `serialized_size` bytes, which the read clears and parses into, and where what it
+  // returns points. Called only for such an attribute, once it has the type read.
+  using ParseInto = absl::FunctionRef<ONNX_NAMESPACE::AttributeProto*(size_t serialized_size)>;
+  // The tensor of a TENSOR attribute: a pointer into the model (valid as long as it) when the
+  // model holds the attribute parsed, else into the message that `parse_into` gave (valid while
+  // it is, and until the next parse into it). Parsing again into one message reuses its
+  // allocations, as with attribute(i, scratch).
+  AttributeValue<const ONNX_NAMESPACE::TensorProto*> TensorAttribute(std::string_view name,
+                                                                     ParseInto parse_into) const;
+  // The same, parsed into `scratch` when needed.
+  AttributeValue<const ONNX_NAMESPACE::TensorProto*> TensorAttribute(
+      std::string_view name, ONNX_NAMESPACE::AttributeProto& scratch) const;
 
  private:
   const Graph* graph_;
