@@ -1,4 +1,4 @@
-// Small helpers shared by the neural-network op families (conv_transpose.cc, rnn_ops.cc,
+// Small helpers shared by the neural-network op families (conv_variants.cc, rnn_ops.cc,
 // attention_ops.cc, signal_ops.cc, microsoft_ops.cc, ...). Header-only so that each family
 // stays one source file.
 #ifndef SHAPELINT_LIB_INFER_NN_UTIL_H_

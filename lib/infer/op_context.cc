@@ -84,56 +84,20 @@ const AttributeProto* OpContext::Attr(std::string_view name) const {
   return nullptr;
 }
 
-const AttributeProto* OpContext::TypedAttr(std::string_view name,
-                                           AttributeProto::AttributeType type) const {
-  const AttributeProto* a = Attr(name);
-  if (a == nullptr) return nullptr;
-  if (a->type() == type) return a;
-  if (bad_attribute_.empty()) {
-    bad_attribute_ = absl::StrCat(
-        "attribute '", std::string(name), "' is ", AttributeProto::AttributeType_Name(a->type()),
-        " where ", node().op_type(), " expects ", AttributeProto::AttributeType_Name(type));
+template <typename T>
+std::optional<T> OpContext::Checked(ir::AttributeValue<T> read, std::string_view name,
+                                    AttributeProto::AttributeType expected) const {
+  if (read.has_other_type() && bad_attribute_.empty()) {
+    bad_attribute_ =
+        absl::StrCat("attribute '", std::string(name), "' is ",
+                     AttributeProto::AttributeType_Name(read.other_type()), " where ",
+                     node().op_type(), " expects ", AttributeProto::AttributeType_Name(expected));
   }
-  return nullptr;
-}
-
-OpContext::Plain OpContext::ReadPlain(std::string_view name, AttributeProto::AttributeType type,
-                                      ir::WirePlainAttribute& plain,
-                                      std::vector<int64_t>* ints) const {
-  const ir::Node n = node();
-  for (int k = 0; k < n.attribute_size(); ++k) {
-    if (n.attribute_name(k) != name) continue;
-    const std::string_view bytes = n.attribute_bytes(k);
-    if (!bytes.empty() && ir::ReadWirePlainAttribute(bytes, plain, ints) && plain.type == type) {
-      return Plain::kRead;
-    }
-    return Plain::kParse;
-  }
-  return Plain::kAbsent;
-}
-
-template <typename T, typename FromPlain, typename FromProto>
-std::optional<T> OpContext::Typed(std::string_view name, AttributeProto::AttributeType type,
-                                  FromPlain from_plain, FromProto from_proto,
-                                  std::vector<int64_t>* ints) const {
-  ir::WirePlainAttribute plain;
-  switch (ReadPlain(name, type, plain, ints)) {
-    case Plain::kRead:
-      return from_plain(plain);
-    case Plain::kAbsent:
-      return std::nullopt;
-    case Plain::kParse:
-      break;
-  }
-  const AttributeProto* a = TypedAttr(name, type);
-  if (a == nullptr) return std::nullopt;
-  return from_proto(*a);
+  return std::move(read).ToOptional();
 }
 
 std::optional<int64_t> OpContext::AttrInt(std::string_view name) const {
-  return Typed<int64_t>(
-      name, AttributeProto::INT, [](const ir::WirePlainAttribute& p) { return p.i; },
-      [](const AttributeProto& a) { return a.i(); });
+  return Checked(node().IntAttribute(name), name, AttributeProto::INT);
 }
 
 int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
@@ -141,32 +105,42 @@ int64_t OpContext::AttrInt(std::string_view name, int64_t fallback) const {
 }
 
 std::optional<std::vector<int64_t>> OpContext::AttrInts(std::string_view name) const {
-  std::vector<int64_t> ints;
-  return Typed<std::vector<int64_t>>(
-      name, AttributeProto::INTS, [&](const ir::WirePlainAttribute&) { return std::move(ints); },
-      [](const AttributeProto& a) {
-        return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-      },
-      &ints);
+  return Checked(node().IntsAttribute(name), name, AttributeProto::INTS);
 }
 
 std::optional<std::string> OpContext::AttrString(std::string_view name) const {
-  return Typed<std::string>(
-      name, AttributeProto::STRING,
-      [](const ir::WirePlainAttribute& p) { return std::string(p.s); },
-      [](const AttributeProto& a) { return a.s(); });
+  std::optional<std::string_view> s =
+      Checked(node().StringAttribute(name), name, AttributeProto::STRING);
+  if (!s) return std::nullopt;
+  return std::string(*s);
 }
 
 std::optional<float> OpContext::AttrFloat(std::string_view name) const {
-  return Typed<float>(
-      name, AttributeProto::FLOAT, [](const ir::WirePlainAttribute& p) { return p.f; },
-      [](const AttributeProto& a) { return a.f(); });
+  return Checked(node().FloatAttribute(name), name, AttributeProto::FLOAT);
 }
 
 const TensorProto* OpContext::AttrTensor(std::string_view name) const {
-  const AttributeProto* a = TypedAttr(name, AttributeProto::TENSOR);
-  if (a == nullptr) return nullptr;
-  return &a->t();
+  // Parsed, when the model keeps it serialized, into a message that lives as long as the
+  // context: one of the scratch stack's, as AttrAt takes them, or one of its own.
+  std::unique_ptr<AttributeProto> owned;
+  AttributeProto* parsed = nullptr;
+  auto parse_into = [&](size_t size) {
+    if (scratch_ != nullptr) {
+      parsed = scratch_->Take(size);
+    } else {
+      owned = std::make_unique<AttributeProto>();
+      parsed = owned.get();
+    }
+    return parsed;
+  };
+  auto tensor = Checked(node().TensorAttribute(name, parse_into), name, AttributeProto::TENSOR);
+  if (parsed != nullptr && tensor) {
+    // Held with the other attributes parsed for this op, where Attr() finds it again.
+    held_.push_back(owned != nullptr
+                        ? ir::AttributeRef(std::move(owned))
+                        : ir::AttributeRef(static_cast<const AttributeProto*>(parsed)));
+  }
+  return tensor.value_or(nullptr);
 }
 
 sym::Expr OpContext::FreshSymbol(std::string_view what) {

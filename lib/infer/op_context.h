@@ -14,9 +14,9 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
-#include "ir/wire_nodes.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/infer/facts.h"
+#include "shapelint/ir/model.h"
 
 namespace shapelint::infer {
 
@@ -93,11 +93,13 @@ class OpContext {
   // when it has none. Valid as long as the context.
   const ONNX_NAMESPACE::AttributeProto* AttrAt(int k) const;
   const ONNX_NAMESPACE::AttributeProto* Attr(std::string_view name) const;
+  // The first attribute named `name` as one type, read with ir::Node's typed reads; nullopt
+  // (null) when it is absent or of another type. AttrTensor's tensor is valid as long as the
+  // context, parsed into a scratch message when the model keeps it serialized.
   std::optional<int64_t> AttrInt(std::string_view name) const;
   int64_t AttrInt(std::string_view name, int64_t fallback) const;
   std::optional<std::vector<int64_t>> AttrInts(std::string_view name) const;
   std::optional<std::string> AttrString(std::string_view name) const;
-
   std::optional<float> AttrFloat(std::string_view name) const;
   const ONNX_NAMESPACE::TensorProto* AttrTensor(std::string_view name) const;
   // Set when a typed accessor above found the attribute with another type (a string where an
@@ -144,23 +146,11 @@ class OpContext {
   mutable absl::InlinedVector<ir::AttributeRef, 4> held_;
   TensorFact discarded_;
 
-  const ONNX_NAMESPACE::AttributeProto* TypedAttr(
-      std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type) const;
-  // The typed accessors' fast path: the first attribute named `name` read from its bytes,
-  // without building a message (most of a small op's attribute cost).
-  enum class Plain {
-    kRead,    // of `type`, in `plain` (and `ints`)
-    kAbsent,  // no such attribute
-    kParse,   // held parsed, or of another type: TypedAttr decides
-  };
-  Plain ReadPlain(std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type,
-                  ir::WirePlainAttribute& plain, std::vector<int64_t>* ints) const;
-  // A typed accessor: `from_plain` of what ReadPlain read, else `from_proto` of the parsed
-  // attribute if it has `type`.
-  template <typename T, typename FromPlain, typename FromProto>
-  std::optional<T> Typed(std::string_view name, ONNX_NAMESPACE::AttributeProto::AttributeType type,
-                         FromPlain from_plain, FromProto from_proto,
-                         std::vector<int64_t>* ints = nullptr) const;
+  // The value of a typed read of attribute `name` (ir::Node's), noting in bad_attribute_ an
+  // attribute of another type than `expected`.
+  template <typename T>
+  std::optional<T> Checked(ir::AttributeValue<T> read, std::string_view name,
+                           ONNX_NAMESPACE::AttributeProto::AttributeType expected) const;
 };
 
 // Runs inference over a subgraph in the scope of the node that holds it: the engine

@@ -37,16 +37,19 @@ void InferConv(OpContext& ctx);
 void InferPool(OpContext& ctx);
 void InferGlobalPool(OpContext& ctx);
 
-// normalization.cc
+// same_shape_ops.cc
 void InferSameShape(OpContext& ctx);
-void InferBatchNormalization(OpContext& ctx);
 void InferDropout(OpContext& ctx);
 
 // conv_transpose.cc
 void InferConvTranspose(OpContext& ctx);
+
+// conv_variants.cc
 void InferConvInteger(OpContext& ctx);
 void InferQLinearConv(OpContext& ctx);
 void InferDeformConv(OpContext& ctx);
+
+// unpool_ops.cc
 void InferMaxUnpool(OpContext& ctx);
 void InferCol2Im(OpContext& ctx);
 
@@ -57,7 +60,8 @@ void InferDynamicQuantizeLinear(OpContext& ctx);
 void InferMatMulInteger(OpContext& ctx);
 void InferQLinearMatMul(OpContext& ctx);
 
-// norm_ops.cc
+// normalization_ops.cc
+void InferBatchNormalization(OpContext& ctx);
 void InferLayerNormalization(OpContext& ctx);
 void InferSimplifiedLayerNormalization(OpContext& ctx);
 void InferRMSNormalization(OpContext& ctx);

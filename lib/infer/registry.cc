@@ -106,7 +106,8 @@ constexpr OpEntry kOps[] = {
     {"GlobalAveragePool", InferGlobalPool},
     {"GlobalMaxPool", InferGlobalPool},
     {"GlobalLpPool", InferGlobalPool},
-    // Normalisation and friends that keep their input's shape
+    // Ops that keep their input's shape (same_shape_ops.cc), and normalisations
+    // (normalization_ops.cc)
     {"Softmax", InferSameShape},
     {"LogSoftmax", InferSameShape},
     {"Hardmax", InferSameShape},
@@ -116,7 +117,8 @@ constexpr OpEntry kOps[] = {
     {"MeanVarianceNormalization", InferSameShape},
     {"BatchNormalization", InferBatchNormalization},
     {"Dropout", InferDropout},
-    // Convolution relatives (conv_transpose.cc)
+    // Convolution relatives (conv_transpose.cc, conv_variants.cc) and windows back into an image
+    // (unpool_ops.cc)
     {"ConvTranspose", InferConvTranspose},
     {"ConvInteger", InferConvInteger},
     {"QLinearConv", InferQLinearConv},
@@ -129,7 +131,7 @@ constexpr OpEntry kOps[] = {
     {"DynamicQuantizeLinear", InferDynamicQuantizeLinear},
     {"MatMulInteger", InferMatMulInteger},
     {"QLinearMatMul", InferQLinearMatMul},
-    // Normalisations with statistics or parameter checks (norm_ops.cc); ORT registers
+    // Normalisations with statistics or parameter checks (normalization_ops.cc); ORT registers
     // LayerNormalization (before opset 17) and SimplifiedLayerNormalization in this domain.
     {"LayerNormalization", InferLayerNormalization},
     {"SimplifiedLayerNormalization", InferSimplifiedLayerNormalization},

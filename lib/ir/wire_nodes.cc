@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "ir/skim.h"
 #include "ir/wire.h"
 
@@ -310,6 +311,13 @@ bool ReadWirePlainAttribute(std::string_view bytes, WirePlainAttribute& attribut
     }
   }
   return !fields.broken();
+}
+
+bool ParseWireAttribute(std::string_view bytes, ONNX_NAMESPACE::AttributeProto& attribute) {
+  google::protobuf::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+  stream.SetRecursionLimit(kMaxMessageDepth - 3);
+  return attribute.MergeFromCodedStream(&stream) && stream.ConsumedEntireMessage();
 }
 
 }  // namespace shapelint::ir

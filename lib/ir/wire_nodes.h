@@ -2,6 +2,8 @@
 #ifndef SHAPELINT_LIB_IR_WIRE_NODES_H_
 #define SHAPELINT_LIB_IR_WIRE_NODES_H_
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -70,6 +72,11 @@ struct WirePlainAttribute {
 // only when the bytes are broken, which ReadWireAttribute has refused at load.
 bool ReadWirePlainAttribute(std::string_view bytes, WirePlainAttribute& attribute,
                             std::vector<int64_t>* ints);
+
+// Parses the serialized AttributeProto of a main-graph node into `attribute` (merged into it, as
+// protobuf merges), with the nesting that the levels above it (model, graph, node) leave. False
+// where protobuf's parser refuses the bytes.
+bool ParseWireAttribute(std::string_view bytes, ONNX_NAMESPACE::AttributeProto& attribute);
 
 }  // namespace shapelint::ir
 

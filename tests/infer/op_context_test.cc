@@ -107,8 +107,8 @@ g (float[2, 3] a) => (float[3, 2] t) {
 }
 
 TEST_CASE("typed attributes of a binary model are read from their bytes", "[infer]") {
-  // As protobuf would parse them, and without a message; of another type than asked, they go
-  // through the message, which names the mismatch. A text model's are parsed already.
+  // As protobuf would parse them, and without a message, also when they are of another type
+  // than asked, which the context names. A text model's are parsed already.
   const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2, 3] a) => (float[?, ?] y) {
   y = Gemm <transA = 1, alpha = 0.25, perm = [-3, 0, 300000000000], mode = "edge", axis = "0"> (a, a)
@@ -132,8 +132,55 @@ g (float[2, 3] a) => (float[?, ?] y) {
     CHECK(scratch.used() == 0);
     CHECK_FALSE(ctx.AttrInt("axis").has_value());
     CHECK(ctx.bad_attribute() == "attribute 'axis' is STRING where Gemm expects INT");
-    CHECK(scratch.used() == (binary ? 1 : 0));
+    CHECK(scratch.used() == 0);
   }
+}
+
+TEST_CASE("a tensor attribute takes a message only when it must be parsed", "[infer]") {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (int64[2] s) => (int64[?, ?] y) {
+  y = ConstantOfShape <value = int64[1] {7}, mode = "edge"> (s)
+})";
+  const auto binary_model = LoadBinary(text);
+  const auto text_model = ir::LoadModelFromBytes(text, "test.onnxtxt");
+  REQUIRE(text_model.ok());
+  for (const ir::Model* model : {binary_model.get(), text_model->get()}) {
+    const bool binary = model == binary_model.get();
+    INFO((binary ? "binary" : "text"));
+    Inference inference;
+    std::vector<TensorFact> outputs(1);
+    AttributeScratch scratch;
+    OpContext ctx(model->graph(), 0, 17, inference, {}, absl::MakeSpan(outputs), &scratch);
+    const ONNX_NAMESPACE::TensorProto* value = ctx.AttrTensor("value");
+    REQUIRE(value != nullptr);
+    CHECK(value->int64_data_size() + value->raw_data().size() / 8 == 1);
+    CHECK(scratch.used() == (binary ? 1 : 0));
+    // Kept with the attributes parsed for the op: read again, it is the same message.
+    const auto* attribute = ctx.Attr("value");
+    REQUIRE(attribute != nullptr);
+    CHECK(&attribute->t() == value);
+    CHECK(scratch.used() == (binary ? 1 : 0));
+    // Of another type, it is never parsed.
+    CHECK(ctx.AttrTensor("mode") == nullptr);
+    CHECK(ctx.AttrTensor("missing") == nullptr);
+    CHECK(scratch.used() == (binary ? 1 : 0));
+    CHECK(ctx.bad_attribute() == "attribute 'mode' is STRING where ConstantOfShape expects TENSOR");
+  }
+}
+
+TEST_CASE("a context without scratch messages parses a tensor into one of its own", "[infer]") {
+  const auto model = LoadBinary(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (int64[2] s) => (int64[?, ?] y) {
+  y = ConstantOfShape <value = int64[1] {7}> (s)
+})");
+  Inference inference;
+  std::vector<TensorFact> outputs(1);
+  OpContext ctx(model->graph(), 0, 17, inference, {}, absl::MakeSpan(outputs));
+  const ONNX_NAMESPACE::TensorProto* value = ctx.AttrTensor("value");
+  REQUIRE(value != nullptr);
+  CHECK(ctx.Attr("value") != nullptr);
+  CHECK(&ctx.Attr("value")->t() == value);
+  CHECK(value->data_type() == ONNX_NAMESPACE::TensorProto::INT64);
 }
 
 TEST_CASE("a message that held a large value is not kept at that size", "[infer]") {

@@ -6,10 +6,11 @@
 // six times its serialized size, and nodes are nearly all of a graph): there, proto().graph()
 // has no nodes, and nodes are reached through Graph::node() alone. Their attributes stay in
 // serialized form, checked at load and parsed again each time one is asked for (an
-// AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once); those that
-// hold subgraphs are parsed once and kept. Everything else (the model's metadata,
-// initializers, declared types, subgraphs) stays in protos, but the main graph's initializers
-// stored as external data lose their external_data entries, which nothing here reads.
+// AttributeProto costs 300 bytes, a Constant's 700, and the engine reads each once), or read
+// from their bytes by Node's typed reads; those that hold subgraphs are parsed once and kept.
+// Everything else (the model's metadata, initializers, declared types, subgraphs) stays in
+// protos, but the main graph's initializers stored as external data lose their external_data
+// entries, which nothing here reads.
 //
 // Building a Model validates what every later stage relies on: each node input
 // is provided by a node, a graph input, an initializer or an enclosing graph; each value has one
@@ -24,15 +25,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "shapelint/ir/name_hash.h"
 
 namespace shapelint::ir {
 
@@ -43,6 +45,7 @@ using ValueId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 
 class Graph;
+struct GraphStorage;
 class StringStore;
 
 // An attribute of a node: a proto the model holds, or one parsed for this handle, which then
@@ -62,6 +65,48 @@ class AttributeRef {
  private:
   std::unique_ptr<ONNX_NAMESPACE::AttributeProto> owned_;
   const ONNX_NAMESPACE::AttributeProto* proto_ = nullptr;
+};
+
+// What a typed read of an attribute (Node::IntAttribute and the others) found: the value, no
+// attribute of that name, or one of another type. A valid model has none of another type where
+// an op expects one, so callers that check models tell it from an absent one.
+template <typename T>
+class AttributeValue {
+ public:
+  using Type = ONNX_NAMESPACE::AttributeProto::AttributeType;
+
+  // No attribute of that name.
+  AttributeValue() = default;
+  explicit AttributeValue(T value) : value_(std::move(value)), found_(true) {}
+  // An attribute of `type`, which is not the type read.
+  static AttributeValue OfOtherType(Type type) {
+    AttributeValue other;
+    other.found_ = true;
+    other.other_type_ = type;
+    return other;
+  }
+
+  bool has_value() const { return value_.has_value(); }
+  explicit operator bool() const { return has_value(); }
+  const T& operator*() const& { return *value_; }
+  T&& operator*() && { return *std::move(value_); }
+  const T* operator->() const { return &*value_; }
+  T value_or(T fallback) const& { return value_.value_or(std::move(fallback)); }
+  T value_or(T fallback) && { return std::move(value_).value_or(std::move(fallback)); }
+  // The value, for a caller to whom an attribute of another type is as good as none.
+  std::optional<T> ToOptional() const& { return value_; }
+  std::optional<T> ToOptional() && { return std::move(value_); }
+
+  // The node has no attribute of that name.
+  bool absent() const { return !found_; }
+  // It has one of another type, other_type(): UNDEFINED when the attribute sets none.
+  bool has_other_type() const { return found_ && !value_.has_value(); }
+  Type other_type() const { return other_type_; }
+
+ private:
+  std::optional<T> value_;
+  bool found_ = false;
+  Type other_type_ = ONNX_NAMESPACE::AttributeProto::UNDEFINED;
 };
 
 // A range over [begin, end) that yields what `Get(item)` gives for each item (ids as names),
@@ -135,15 +180,42 @@ class Node {
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
 
+  // Typed reads of the node's first attribute named `name`, as protobuf's parser would give
+  // it. Where the model keeps the attribute serialized, the plain types (INT, INTS, FLOAT,
+  // STRING) and the type of any attribute are read from its bytes, without a message: most of
+  // what reading a small op's attributes cost (docs/performance.md).
+  AttributeValue<int64_t> IntAttribute(std::string_view name) const;
+  AttributeValue<std::vector<int64_t>> IntsAttribute(std::string_view name) const;
+  AttributeValue<float> FloatAttribute(std::string_view name) const;
+  // A view into the model, valid as long as it.
+  AttributeValue<std::string_view> StringAttribute(std::string_view name) const;
+  // Parsed into a message of the call's own where the model keeps the attribute serialized.
+  AttributeValue<std::vector<float>> FloatsAttribute(std::string_view name) const;
+
+  // Where a read parses an attribute that the model keeps serialized: gives a message for one
+  // of `serialized_size` bytes, which the read clears and parses into, and where what it
+  // returns points. Called only for such an attribute, once it has the type read.
+  using ParseInto = absl::FunctionRef<ONNX_NAMESPACE::AttributeProto*(size_t serialized_size)>;
+  // The tensor of a TENSOR attribute: a pointer into the model (valid as long as it) when the
+  // model holds the attribute parsed, else into the message that `parse_into` gave (valid while
+  // it is, and until the next parse into it). Parsing again into one message reuses its
+  // allocations, as with attribute(i, scratch).
+  AttributeValue<const ONNX_NAMESPACE::TensorProto*> TensorAttribute(std::string_view name,
+                                                                     ParseInto parse_into) const;
+  // The same, parsed into `scratch` when needed.
+  AttributeValue<const ONNX_NAMESPACE::TensorProto*> TensorAttribute(
+      std::string_view name, ONNX_NAMESPACE::AttributeProto& scratch) const;
+
  private:
   const Graph* graph_;
   int index_;
 };
 
+// One graph of a model and its indexes, built with the model; nodes, subgraphs and the engine
+// refer to it by address.
 class Graph {
  public:
-  Graph() = default;
-  // The name index refers to values_ by address.
+  ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -154,31 +226,31 @@ class Graph {
   const std::string& path() const { return path_; }
   const Graph* parent() const { return parent_; }
 
-  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  int num_nodes() const { return hot_.num_nodes; }
   Node node(int index) const { return Node(*this, index); }
   // Node indices, each after the producers of its inputs (stable: file order where possible).
-  const std::vector<int>& topological_order() const { return order_; }
+  const std::vector<int>& topological_order() const;
 
-  int num_values() const { return static_cast<int>(values_.size()); }
+  int num_values() const;
   // The id of the value named `name`, or kNoValue when this graph never mentions it.
   ValueId FindValue(std::string_view name) const;
-  std::string_view value_name(ValueId id) const { return values_[id].name; }
+  std::string_view value_name(ValueId id) const;
   // Ids of node `index`'s inputs and outputs, in order; kNoValue where a name is empty (an
   // omitted optional input or output).
   absl::Span<const ValueId> InputIds(int index) const {
-    return Slice(node_io_, node_io_begin_[2 * index], node_io_begin_[2 * index + 1]);
+    return NodeIo(hot_.node_io_begin[2 * index], hot_.node_io_begin[2 * index + 1]);
   }
   absl::Span<const ValueId> OutputIds(int index) const {
-    return Slice(node_io_, node_io_begin_[2 * index + 1], node_io_begin_[2 * index + 2]);
+    return NodeIo(hot_.node_io_begin[2 * index + 1], hot_.node_io_begin[2 * index + 2]);
   }
   // True when this graph provides the value: a node output, a graph input or an initializer.
-  bool Defines(ValueId id) const { return (values_[id].flags & kDefined) != 0; }
+  bool Defines(ValueId id) const;
   // For a value that this graph reads from an enclosing graph, its id in the parent graph;
   // kNoValue for the graph's own values.
-  ValueId OuterId(ValueId id) const { return values_[id].outer; }
+  ValueId OuterId(ValueId id) const;
 
   // Index of the node in this graph that produces the value, or -1.
-  int Producer(ValueId id) const { return values_[id].producer; }
+  int Producer(ValueId id) const;
   int Producer(std::string_view value) const;
   // Initializer of this graph with that name, or nullptr.
   const ONNX_NAMESPACE::TensorProto* Initializer(ValueId id) const;
@@ -194,12 +266,7 @@ class Graph {
   const ONNX_NAMESPACE::ValueInfoProto* ValueInfo(std::string_view value) const;
   // Nodes of this graph that read the value (as an input, or inside a subgraph), in
   // topological order, each once.
-  absl::Span<const int> Consumers(ValueId id) const {
-    const int32_t end = static_cast<size_t>(id) + 1 < values_.size()
-                            ? values_[id + 1].consumers_begin
-                            : static_cast<int32_t>(consumers_.size());
-    return Slice(consumers_, values_[id].consumers_begin, end);
-  }
+  absl::Span<const int> Consumers(ValueId id) const;
   absl::Span<const int> Consumers(std::string_view value) const;
 
   // Subgraphs held by attributes of node `index` (If branches, Loop/Scan bodies).
@@ -213,87 +280,26 @@ class Graph {
  private:
   friend class GraphBuilder;
   friend class Node;
-  enum Flag : uint8_t {
-    kDefined = 1,         // a node output, graph input or initializer of this graph
-    kHasInitializer = 2,  // in initializers_ (nullptr there for a sparse initializer)
-    kHasInput = 4,        // in inputs_
-    kHasOutput = 8,       // in outputs_
-    kHasValueInfo = 16,   // in value_infos_
-  };
-  // What a node holds besides its inputs and outputs. The strings live in the proto or in the
-  // model's StringStore.
-  // 32 bytes: a graph has hundreds of thousands.
-  struct NodeRecord {
-    const std::string* op_type;
-    std::string_view name;
-    int32_t attributes_begin;  // into attributes_, up to the next node's
-    int32_t domain;            // into domains_
-  };
-  int32_t AttributesEnd(int node) const {
-    return static_cast<size_t>(node) + 1 < nodes_.size() ? nodes_[node + 1].attributes_begin
-                                                         : static_cast<int32_t>(attributes_.size());
-  }
-  // An attribute as the proto a graph holds (`parsed`), or as its serialized bytes.
-  struct AttributeRecord {
-    const std::string* name;
-    std::string_view bytes;
-    const ONNX_NAMESPACE::AttributeProto* parsed;
-  };
-  AttributeRef AttributeAt(int32_t k, ONNX_NAMESPACE::AttributeProto* scratch = nullptr) const;
-  struct Value {
-    std::string_view name;  // a view into the proto or the model's StringStore
-    int32_t producer = -1;
-    ValueId outer = kNoValue;
-    int32_t consumers_begin = 0;  // into consumers_, which holds them in value order
-    uint8_t flags = 0;
-  };
-  template <typename T>
-  static absl::Span<const T> Slice(const std::vector<T>& v, int32_t begin, int32_t end) {
-    return absl::Span<const T>(v.data() + begin, static_cast<size_t>(end - begin));
-  }
-  template <typename T>
-  const T* Declared(const absl::flat_hash_map<ValueId, const T*>& map, ValueId id,
-                    Flag flag) const {
-    if (id == kNoValue || (values_[id].flags & flag) == 0) return nullptr;
-    return map.find(id)->second;
+  Graph(const ONNX_NAMESPACE::GraphProto& proto, const Graph* parent, std::string path);
+  absl::Span<const ValueId> NodeIo(int32_t begin, int32_t end) const {
+    return absl::Span<const ValueId>(hot_.node_io + begin, static_cast<size_t>(end - begin));
   }
 
-  const ONNX_NAMESPACE::GraphProto* proto_ = nullptr;
-  const Graph* parent_ = nullptr;
+  // Views of the tables that inference reads for every node, so that those reads stay inline:
+  // out of line they cost half a percent of a run on the decoders of docs/performance.md. They
+  // point into storage_, set once the tables are complete.
+  struct HotTables {
+    int num_nodes = 0;
+    const ValueId* node_io = nullptr;        // storage_->node_io
+    const int32_t* node_io_begin = nullptr;  // storage_->node_io_begin
+  };
+
+  const ONNX_NAMESPACE::GraphProto* proto_;
+  const Graph* parent_;
   std::string path_;
-  std::vector<int> order_;
-  std::vector<NodeRecord> nodes_;
-  std::vector<const std::string*> domains_;  // the few distinct domains of the nodes
-  std::vector<AttributeRecord> attributes_;
-  std::vector<Value> values_;
-  // Finds a value's id by its name. The table holds ids only, hashed and compared through the
-  // names in values_: a fifth of the memory of a table of names and ids, which was 7 to 10 % of
-  // the heap peak on the decoders of docs/performance.md.
-  struct IdByName {
-    using is_transparent = void;
-    const std::vector<Value>* values;
-    size_t operator()(ValueId id) const { return NameHash{}((*values)[id].name); }
-    size_t operator()(std::string_view name) const { return NameHash{}(name); }
-    bool operator()(ValueId a, ValueId b) const { return a == b; }  // names are unique
-    bool operator()(ValueId a, std::string_view b) const { return (*values)[a].name == b; }
-    bool operator()(std::string_view a, ValueId b) const { return a == (*values)[b].name; }
-  };
-  absl::flat_hash_set<ValueId, IdByName, IdByName> ids_{0, IdByName{&values_}, IdByName{&values_}};
-  // Inputs then outputs of each node: node i's inputs are node_io_[node_io_begin_[2i],
-  // node_io_begin_[2i+1]), its outputs run to node_io_begin_[2i+2].
-  std::vector<ValueId> node_io_;
-  std::vector<int32_t> node_io_begin_;
-  std::vector<int> consumers_;  // each value's consumers, contiguous
-  // Declarations are few next to values: kept apart, behind the flags.
-  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::TensorProto*> initializers_;
-  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> inputs_;
-  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> outputs_;
-  absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> value_infos_;
-  struct NamedSubgraph {
-    std::string attribute;
-    std::unique_ptr<Graph> graph;
-  };
-  absl::flat_hash_map<int, std::vector<NamedSubgraph>> subgraphs_;
+  // The tables (lib/ir/graph_storage.h): their layout is lib/ir's own.
+  std::unique_ptr<GraphStorage> storage_;
+  HotTables hot_;
 };
 
 class Model {

@@ -1,7 +1,8 @@
-// Normalisations with statistics outputs or parameter checks: LayerNormalization (ONNX 17, and
-// ONNX Runtime's default-domain contrib schema of the same name for older opsets),
-// SimplifiedLayerNormalization (ONNX Runtime, default domain), GroupNormalization (18, 21),
-// RMSNormalization (23) and InstanceNormalization. Y always has X's shape.
+// Normalisations with statistics outputs or parameter checks: BatchNormalization,
+// LayerNormalization (ONNX 17, and ONNX Runtime's default-domain contrib schema of the same name
+// for older opsets), SimplifiedLayerNormalization (ONNX Runtime, default domain),
+// GroupNormalization (18, 21), RMSNormalization (23) and InstanceNormalization. Y always has X's
+// shape.
 #include "absl/strings/str_cat.h"
 #include "infer/nn_util.h"
 #include "infer/op_context.h"
@@ -39,6 +40,25 @@ void StatsOutput(OpContext& ctx, size_t k) {
 }
 
 }  // namespace
+
+void InferBatchNormalization(OpContext& ctx) {
+  InferSameShape(ctx);
+  const TensorFact& x = ctx.in(0);
+  // Training mode adds running mean and variance outputs of shape [C].
+  for (size_t k = 1; k < ctx.num_outputs(); ++k) {
+    ctx.out(k).elem_type = ctx.in(3).elem_type ? ctx.in(3).elem_type : x.elem_type;
+    if (x.shape && x.shape->size() >= 2) ctx.out(k).shape = Dims{(*x.shape)[1]};
+  }
+  if (x.shape && x.shape->size() >= 2) {
+    for (size_t i = 1; i < 5 && i < ctx.num_inputs(); ++i) {
+      const TensorFact& p = ctx.in(i);
+      if (p.shape && p.shape->size() == 1) {
+        ctx.Require(RequirementKind::kChannels, Relation::kEqual, (*x.shape)[1], (*p.shape)[0],
+                    "BatchNormalization channels: input axis 1 vs parameter length", kNoOrigin, 1);
+      }
+    }
+  }
+}
 
 void InferLayerNormalization(OpContext& ctx) {
   // Inputs X, Scale, B?; outputs Y, Mean?, InvStdDev?.
