@@ -23,13 +23,12 @@ bool IsPool(const std::string& op) {
 }
 
 std::vector<int64_t> IntsOf(ir::Node node, std::string_view attr) {
-  ir::AttributeRef a = node.FindAttribute(attr);
-  if (!a) return {};
-  return {a->ints().begin(), a->ints().end()};
+  return node.IntsAttribute(attr).value_or({});
 }
 
+// "[3, 2]", or "[1, ...]" for an attribute the node leaves at its default.
 std::string Ints(ir::Node node, std::string_view attr) {
-  if (!node.FindAttribute(attr)) return "[1, ...]";
+  if (node.IntsAttribute(attr).absent()) return "[1, ...]";
   return absl::StrCat("[", absl::StrJoin(IntsOf(node, attr), ", "), "]");
 }
 

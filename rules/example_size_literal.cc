@@ -116,15 +116,11 @@ const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
 }
 
 std::vector<int64_t> IntsAttr(ir::Node n, std::string_view name) {
-  ir::AttributeRef a = n.FindAttribute(name);
-  if (!a || a->type() != ONNX_NAMESPACE::AttributeProto::INTS) return {};
-  return {a->ints().begin(), a->ints().end()};
+  return n.IntsAttribute(name).value_or({});
 }
 
 std::optional<int64_t> IntAttr(ir::Node n, std::string_view name) {
-  ir::AttributeRef a = n.FindAttribute(name);
-  if (!a || a->type() != ONNX_NAMESPACE::AttributeProto::INT) return std::nullopt;
-  return a->i();
+  return n.IntAttribute(name).ToOptional();
 }
 
 // A literal `v` addressing `axis` of `data`, when that dim is dynamic.

@@ -60,10 +60,7 @@ std::optional<Reduced> ReductionOf(const Analysis& analysis, const ir::Graph& g,
     }
     if (op == "ReduceSum" || op == "ReduceMean") {
       if (in == nullptr || !in->shape) return std::nullopt;
-      std::vector<int64_t> axes;
-      if (ir::AttributeRef a = n.FindAttribute("axes")) {
-        axes.assign(a->ints().begin(), a->ints().end());
-      }
+      std::vector<int64_t> axes = n.IntsAttribute("axes").value_or({});
       if (axes.empty() && n.input_size() > 1) {
         const infer::TensorFact* f = analysis.inference().Find(n.input(1));
         if (f == nullptr || !f->values) return std::nullopt;
