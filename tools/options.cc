@@ -67,13 +67,8 @@ Result ApplyColor(const std::string& option, const std::string& value, Options& 
 }
 
 Result ApplyExportDims(const std::string& option, const std::string& value, Options& options) {
-  absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(value);
-  if (!spec.ok()) {
-    return UsageError{absl::StrCat(spec.status().message(), " in ", option, " '", value, "'")};
-  }
-  if (spec->range_symbol) {
-    return UsageError{absl::StrCat(option, " takes sizes, not a range: '", value, "'")};
-  }
+  absl::StatusOr<lint::ProbeSpec> spec = ParseSizeList(option, value, lint::kExportSizes);
+  if (!spec.ok()) return UsageError{std::string(spec.status().message())};
   // Repeated --export-dims add up, for models with several inputs.
   if (!options.export_dims) options.export_dims = lint::ProbeSpec{};
   for (auto& s : spec->sizes) options.export_dims->sizes.push_back(std::move(s));
@@ -126,18 +121,13 @@ Result ApplyDynamic(const std::string& option, const std::string& value, Options
 }
 
 Result ApplyStatic(const std::string& option, const std::string& value, Options& options) {
-  for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    int64_t size = 0;
-    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &size) || size < 0) {
-      return UsageError{absl::StrCat("invalid size '", std::string(item), "' in ", option,
-                                     " (expected NAME=SIZE, SIZE >= 0)")};
-    }
-    options.static_dims.emplace_back(kv.first, size);
-  }
+  absl::StatusOr<lint::ProbeSpec> spec = ParseSizeList(option, value, lint::kNamedSizes);
+  if (!spec.ok()) return UsageError{std::string(spec.status().message())};
+  for (auto& s : spec->sizes) options.static_dims.push_back(std::move(s));
   return std::nullopt;
 }
 
+// `shapes` and `probe` parse their --dims once the command is known: the forms differ.
 Result ApplyDims(const std::string& /*option*/, const std::string& value, Options& options) {
   options.dims.push_back(value);
   return std::nullopt;
@@ -379,6 +369,16 @@ const OptionSpec* Find(std::span<const OptionSpec> table, const std::string& opt
 bool IsOperand(const std::string& arg) { return arg == "-" || !absl::StartsWith(arg, "-"); }
 
 }  // namespace
+
+absl::StatusOr<lint::ProbeSpec> ParseSizeList(const std::string& option, const std::string& value,
+                                              lint::SizeSyntax syntax) {
+  absl::StatusOr<lint::ProbeSpec> spec = lint::ParseSizes(value, syntax);
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(spec.status().message(), " in ", option, " '", value, "'"));
+  }
+  return spec;
+}
 
 std::span<const OptionSpec> LintOptionTable() { return kLintOptions; }
 std::span<const OptionSpec> ShapesOptionTable() { return kShapesOptions; }

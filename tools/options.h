@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
@@ -62,8 +63,8 @@ using ApplyOption = std::optional<UsageError> (*)(const std::string& option,
 
 // One option of a command.
 struct OptionSpec {
-  std::string_view name = {};   // "--format"
-  std::string_view alias = {};  // "-v" for --verbose; empty when there is none
+  std::string_view name = {};        // "--format"
+  std::string_view alias = {};       // "-v" for --verbose; empty when there is none
   std::string_view value_name = {};  // "FORMAT" when the option takes a value; empty for a flag
   // What --help says of it, broken into lines where --help prints them; empty for an option
   // that the command's section of --help does not list.
@@ -86,6 +87,11 @@ std::span<const OptionSpec> ProbeOptionTable();
 std::optional<UsageError> ParseArguments(const std::vector<std::string>& args,
                                          std::span<const OptionSpec> table,
                                          std::string_view command, Options& options);
+
+// The sizes `value` of `option` lists (lint::ParseSizes); an error names the option and the
+// whole value after the item at fault.
+absl::StatusOr<lint::ProbeSpec> ParseSizeList(const std::string& option, const std::string& value,
+                                              lint::SizeSyntax syntax);
 
 // Prints a usage error with the pointer to --help; returns the exit code for it.
 int ReportUsageError(std::ostream& err, std::string_view message);

@@ -5,9 +5,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/probe.h"
@@ -57,16 +55,10 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
   sym::Binding dims;
   bool has_dims = false;
   for (const std::string& value : options.dims) {
-    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-      std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-      int64_t size = 0;
-      if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &size) || size < 0) {
-        return ReportUsageError(err, absl::StrCat("invalid size '", std::string(item),
-                                                  "' in --dims (expected NAME=SIZE, SIZE >= 0)"));
-      }
-      dims.Set(kv.first, size);
-      has_dims = true;
-    }
+    absl::StatusOr<lint::ProbeSpec> sizes = ParseSizeList("--dims", value, lint::kNamedSizes);
+    if (!sizes.ok()) return ReportUsageError(err, std::string(sizes.status().message()));
+    for (const auto& [name, size] : sizes->sizes) dims.Set(name, size);
+    has_dims = true;
   }
   struct Loaded {
     std::unique_ptr<ir::Model> model;
@@ -102,11 +94,8 @@ int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   std::vector<std::pair<std::string, lint::ProbeSpec>> specs;
   for (const std::string& value : options.dims) {
-    auto spec = lint::ParseProbeSpec(value);
-    if (!spec.ok()) {
-      return ReportUsageError(err,
-                              absl::StrCat(spec.status().message(), " in --dims '", value, "'"));
-    }
+    absl::StatusOr<lint::ProbeSpec> spec = ParseSizeList("--dims", value, lint::kProbeSizes);
+    if (!spec.ok()) return ReportUsageError(err, std::string(spec.status().message()));
     specs.emplace_back(value, *std::move(spec));
   }
   if (specs.empty()) return ReportUsageError(err, "probe needs at least one --dims");
