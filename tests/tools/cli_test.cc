@@ -5,9 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
@@ -436,10 +434,7 @@ TEST_CASE("cli: the JSON report of the adaptive pool model matches the golden fi
       actual.replace(at, from.size(), to);
     }
   }
-  std::ifstream in(SHAPELINT_SOURCE_DIR "/tests/tools/golden/adaptive_pool.json", std::ios::binary);
-  REQUIRE(in);
-  std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(actual == golden);
+  CHECK(actual == ReadFile(SHAPELINT_SOURCE_DIR "/tests/tools/golden/adaptive_pool.json"));
 }
 
 }  // namespace
