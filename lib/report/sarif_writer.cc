@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/json_dump.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
@@ -35,10 +35,6 @@ constexpr std::string_view kAttributeKind = "parameter";
 // Name of the partial fingerprint (result.partialFingerprints) that identifies a finding across
 // runs: the rule and the node and attribute it points at, not the wording of its message.
 constexpr std::string_view kFingerprintName = "shapelintLogicalLocation/v1";
-
-// ordered_json keeps keys in insertion order: the document reads in a fixed order and diffs
-// between runs stay small.
-using Json = nlohmann::ordered_json;
 
 // SARIF's level names happen to be ours; spelled out so that the two can never drift apart.
 std::string Level(lint::Severity severity) {
@@ -204,8 +200,7 @@ class LogicalLocations {
 
  private:
   int Add(Json location) {
-    // Names from the model may be invalid UTF-8, which dump() rejects unless told to replace.
-    std::string key = location.dump(-1, ' ', false, Json::error_handler_t::replace);
+    std::string key = DumpJson(location, kJsonOneLine);
     auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<int>(locations_.size()));
     if (inserted) locations_.push_back(std::move(location));
     return it->second;
@@ -458,9 +453,7 @@ void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
   log["version"] = kSarifVersion;
   log["runs"] = Json::array({std::move(run)});
 
-  // Paths, node names and messages come from the model file and may hold invalid UTF-8; the
-  // default handler would throw. Replacing the bad bytes (U+FFFD) keeps the log valid JSON.
-  out << log.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << '\n';
+  out << DumpJson(log) << '\n';
 }
 
 }  // namespace shapelint::report

@@ -1,15 +1,13 @@
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "report/json_dump.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
 
 namespace shapelint::report {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 // Expressions share subexpressions and can print far longer than they are (exponentially, on
 // some real models): every dim is spelled out up to this length, then cut with "...".
@@ -120,7 +118,7 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
         {{"path", r.path}, {"values", std::move(values)}, {"notes", std::move(notes)}});
   }
   doc["models"] = std::move(models);
-  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  out << DumpJson(doc) << '\n';
 }
 
 }  // namespace shapelint::report
