@@ -19,6 +19,9 @@
 namespace shapelint::cli {
 namespace {
 
+// The file that makes a directory a TensorFlow SavedModel.
+constexpr char kSavedModelFile[] = "saved_model.pb";
+
 // Load errors start with the path the loader was given; the report already shows the path.
 std::string WithoutSource(absl::string_view message, const std::string& source) {
   const std::string prefix = source + ": ";
@@ -65,6 +68,15 @@ report::ModelResult LintOne(const std::string& path, const lint::LintOptions& li
   return result;
 }
 
+// Why a directory stands for no model. A TensorFlow SavedModel is a directory: it is named.
+std::string DirectoryWithoutModels(const std::string& dir) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(std::filesystem::path(dir) / kSavedModelFile, ec)) {
+    return "is a TensorFlow SavedModel, not an ONNX model: convert it with tf2onnx --saved-model";
+  }
+  return "is a directory without any *.onnx file under it";
+}
+
 // The command line's own settings: the top layer over any configuration file.
 lint::Settings CommandLineSettings(const Options& options) {
   lint::Settings s;
@@ -80,13 +92,13 @@ lint::Settings CommandLineSettings(const Options& options) {
 
 }  // namespace
 
-std::vector<std::string> ExpandModels(const std::vector<std::string>& models) {
+std::vector<ModelInput> ExpandModels(const std::vector<std::string>& models) {
   namespace fs = std::filesystem;
-  std::vector<std::string> paths;
+  std::vector<ModelInput> inputs;
   for (const std::string& model : models) {
     std::error_code ec;
     if (model == "-" || !fs::is_directory(model, ec)) {
-      paths.push_back(model);
+      inputs.push_back({model, std::nullopt});
       continue;
     }
     std::vector<std::string> found;
@@ -96,17 +108,18 @@ std::vector<std::string> ExpandModels(const std::vector<std::string>& models) {
         found.push_back(it->path().string());
       }
     }
-    if (ec || found.empty()) {
-      paths.push_back(model);
-      continue;
+    if (ec) {
+      inputs.push_back({model, absl::StrCat("cannot read the directory: ", ec.message())});
+    } else if (found.empty()) {
+      inputs.push_back({model, DirectoryWithoutModels(model)});
     }
     std::sort(found.begin(), found.end());
-    paths.insert(paths.end(), found.begin(), found.end());
+    for (std::string& path : found) inputs.push_back({std::move(path), std::nullopt});
   }
-  return paths;
+  return inputs;
 }
 
-std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Options& options) {
+std::vector<ModelJob> PlanJobs(const std::vector<ModelInput>& models, const Options& options) {
   const lint::Settings cli = CommandLineSettings(options);
   using Found = absl::StatusOr<std::shared_ptr<const lint::Config>>;
   auto load = [](absl::StatusOr<std::optional<lint::Config>> c) -> Found {
@@ -125,9 +138,14 @@ std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Opti
   }
   lint::ConfigFinder finder;
   std::vector<ModelJob> jobs;
-  for (const std::string& path : paths) {
+  for (const auto& [path, error] : models) {
     ModelJob job;
     job.path = path;
+    if (error) {
+      job.error = error;
+      jobs.push_back(std::move(job));
+      continue;
+    }
     Found found = std::shared_ptr<const lint::Config>();
     if (explicit_config) {
       found = *explicit_config;

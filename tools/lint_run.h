@@ -16,10 +16,16 @@
 
 namespace shapelint::cli {
 
+// A model to read, or a MODEL argument that stands for none, with the reason.
+struct ModelInput {
+  std::string path;
+  std::optional<std::string> error;  // set: reported in the model's place, without reading it
+};
+
 // The models to read: each MODEL as given, except that a directory stands for the *.onnx files
-// under it, recursively, sorted by path. A directory that cannot be read, or holds no model,
-// is kept as given, so that loading it reports the problem in its place.
-std::vector<std::string> ExpandModels(const std::vector<std::string>& models);
+// under it, recursively, sorted by path. A directory that cannot be read, or holds no model, is
+// kept as given, with the reason: every argument is reported.
+std::vector<ModelInput> ExpandModels(const std::vector<std::string>& models);
 
 // One model to lint, with the options that apply to it.
 struct ModelJob {
@@ -32,7 +38,7 @@ struct ModelJob {
 
 // Each model with its options: --config's file, or the nearest configuration above it (each
 // directory looked in once), under the command line's settings.
-std::vector<ModelJob> PlanJobs(const std::vector<std::string>& paths, const Options& options);
+std::vector<ModelJob> PlanJobs(const std::vector<ModelInput>& models, const Options& options);
 
 // Lints every job, `jobs` at a time (0: one per core); results in the order of `models`.
 // `exits_after`: the process exits after this run (Environment::exits_after_run).
