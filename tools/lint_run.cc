@@ -3,31 +3,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <exception>
 #include <filesystem>
-#include <new>
 #include <system_error>
 #include <thread>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "shapelint/ir/load.h"
 #include "tools/cli.h"
 
 namespace shapelint::cli {
 namespace {
-
-// The file that makes a directory a TensorFlow SavedModel.
-constexpr char kSavedModelFile[] = "saved_model.pb";
-
-// Load errors start with the path the loader was given; the report already shows the path.
-std::string WithoutSource(absl::string_view message, const std::string& source) {
-  const std::string prefix = source + ": ";
-  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
-  return std::string(message);
-}
 
 // A model linted by a one-model run is not freed: the process is about to exit, and handing
 // its pages back to the system at once costs nothing, while freeing a large graph object by
@@ -44,37 +30,17 @@ report::ModelResult LintOne(const std::string& path, const lint::LintOptions& li
                             bool last_in_process) {
   report::ModelResult result;
   result.path = path;
-  // One bad model must not take down the report on the others, whatever goes wrong.
-  try {
-    absl::StatusOr<std::unique_ptr<ir::Model>> model = ir::LoadModel(path);
-    if (!model.ok()) {
-      result.error = WithoutSource(model.status().message(), path == "-" ? "<stdin>" : path);
-      return result;
-    }
-    absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(**model, lint_options);
-    if (!findings.ok()) {
-      result.error = std::string(findings.status().message());
-      return result;
-    }
+  LoadedModel loaded = LoadForReport(path);
+  result.error = std::move(loaded.error);
+  if (result.error) return result;
+  result.error = Guarded([&]() -> std::optional<std::string> {
+    absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(*loaded.model, lint_options);
+    if (!findings.ok()) return std::string(findings.status().message());
     result.findings = *std::move(findings);
-    if (last_in_process) KeepUntilExit(*std::move(model));
-  } catch (const std::bad_alloc&) {
-    result.error = "out of memory";
-  } catch (const std::exception& e) {
-    result.error = absl::StrCat("internal error: ", e.what());
-  } catch (...) {
-    result.error = "internal error";
-  }
+    return std::nullopt;
+  });
+  if (!result.error && last_in_process) KeepUntilExit(std::move(loaded.model));
   return result;
-}
-
-// Why a directory stands for no model. A TensorFlow SavedModel is a directory: it is named.
-std::string DirectoryWithoutModels(const std::string& dir) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(std::filesystem::path(dir) / kSavedModelFile, ec)) {
-    return "is a TensorFlow SavedModel, not an ONNX model: convert it with tf2onnx --saved-model";
-  }
-  return "is a directory without any *.onnx file under it";
 }
 
 // The command line's own settings: the top layer over any configuration file.
@@ -91,33 +57,6 @@ lint::Settings CommandLineSettings(const Options& options) {
 }
 
 }  // namespace
-
-std::vector<ModelInput> ExpandModels(const std::vector<std::string>& models) {
-  namespace fs = std::filesystem;
-  std::vector<ModelInput> inputs;
-  for (const std::string& model : models) {
-    std::error_code ec;
-    if (model == "-" || !fs::is_directory(model, ec)) {
-      inputs.push_back({model, std::nullopt});
-      continue;
-    }
-    std::vector<std::string> found;
-    fs::recursive_directory_iterator it(model, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->path().extension() == ".onnx" && it->is_regular_file(ec)) {
-        found.push_back(it->path().string());
-      }
-    }
-    if (ec) {
-      inputs.push_back({model, absl::StrCat("cannot read the directory: ", ec.message())});
-    } else if (found.empty()) {
-      inputs.push_back({model, DirectoryWithoutModels(model)});
-    }
-    std::sort(found.begin(), found.end());
-    for (std::string& path : found) inputs.push_back({std::move(path), std::nullopt});
-  }
-  return inputs;
-}
 
 std::vector<ModelJob> PlanJobs(const std::vector<ModelInput>& models, const Options& options) {
   const lint::Settings cli = CommandLineSettings(options);

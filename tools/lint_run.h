@@ -12,20 +12,10 @@
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
+#include "tools/model_inputs.h"
 #include "tools/options.h"
 
 namespace shapelint::cli {
-
-// A model to read, or a MODEL argument that stands for none, with the reason.
-struct ModelInput {
-  std::string path;
-  std::optional<std::string> error;  // set: reported in the model's place, without reading it
-};
-
-// The models to read: each MODEL as given, except that a directory stands for the *.onnx files
-// under it, recursively, sorted by path. A directory that cannot be read, or holds no model, is
-// kept as given, with the reason: every argument is reported.
-std::vector<ModelInput> ExpandModels(const std::vector<std::string>& models);
 
 // One model to lint, with the options that apply to it.
 struct ModelJob {

@@ -1,29 +1,62 @@
 #include "tools/subcommands.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "shapelint/infer/engine.h"
-#include "shapelint/ir/load.h"
 #include "shapelint/lint/probe.h"
 #include "shapelint/report/probe.h"
 #include "shapelint/report/shapes.h"
 #include "shapelint/sym/expr.h"
 #include "tools/cli.h"
 #include "tools/help.h"
+#include "tools/model_inputs.h"
 #include "tools/options.h"
 
 namespace shapelint::cli {
 namespace {
 
-// Load errors start with the path the loader was given; the report already shows the path.
-std::string WithoutSource(absl::string_view message, const std::string& source) {
-  const std::string prefix = source + ": ";
-  if (absl::StartsWith(message, prefix)) message.remove_prefix(prefix.size());
-  return std::string(message);
+// The probes of `model` into `report`, or why they do not fit it.
+std::optional<std::string> ProbeInto(
+    const ir::Model& model, const std::vector<std::pair<std::string, lint::ProbeSpec>>& specs,
+    report::ProbeReport& report) {
+  return Guarded([&]() -> std::optional<std::string> {
+    absl::StatusOr<std::vector<lint::ProbeResult>> results = lint::Probe(model, specs);
+    if (!results.ok()) return std::string(results.status().message());
+    report.probes = *std::move(results);
+    return std::nullopt;
+  });
+}
+
+// A model and what the engine infers for it, which a `shapes` report points into.
+struct Inferred {
+  std::unique_ptr<ir::Model> model;
+  infer::Inference inference;
+};
+
+// What `shapes` reports of `input`, evaluated `at` the given sizes (or nullptr). The report
+// points into what it adds to `kept`, which must outlive it.
+report::ShapesReport ShapesOf(const ModelInput& input, const sym::Binding* at,
+                              std::vector<std::unique_ptr<Inferred>>& kept) {
+  report::ShapesReport r{.path = input.path, .error = input.error};
+  if (r.error) return r;
+  LoadedModel loaded = LoadForReport(input.path);
+  r.error = std::move(loaded.error);
+  if (r.error) return r;
+  auto& one = kept.emplace_back(std::make_unique<Inferred>());
+  one->model = std::move(loaded.model);
+  r.error = Guarded([&]() -> std::optional<std::string> {
+    one->inference = infer::Infer(*one->model);
+    return std::nullopt;
+  });
+  if (r.error) return r;
+  r.model = one->model.get();
+  r.inference = &one->inference;
+  r.at = at;
+  return r;
 }
 
 // Parses a subcommand's arguments; returns an exit code when that ends the command (--help,
@@ -60,30 +93,18 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
     for (const auto& [name, size] : sizes->sizes) dims.Set(name, size);
     has_dims = true;
   }
-  struct Loaded {
-    std::unique_ptr<ir::Model> model;
-    infer::Inference inference;
-  };
-  std::vector<std::unique_ptr<Loaded>> loaded;
-  bool load_failed = false;
+  std::vector<std::unique_ptr<Inferred>> kept;
   std::vector<report::ShapesReport> reports;
-  for (const std::string& path : options.models) {
-    auto model = ir::LoadModel(path);
-    if (!model.ok()) {
-      err << kProgram << ": error: " << model.status().message() << "\n";
-      load_failed = true;
-      continue;
-    }
-    auto& l = loaded.emplace_back(std::make_unique<Loaded>());
-    l->model = *std::move(model);
-    l->inference = infer::Infer(*l->model);
-    reports.push_back({path, l->model.get(), &l->inference, has_dims ? &dims : nullptr});
+  for (const ModelInput& input : ExpandModels(options.models)) {
+    reports.push_back(ShapesOf(input, has_dims ? &dims : nullptr, kept));
   }
   if (options.format == Format::kJson) {
     report::WriteShapesJson(reports, out);
   } else {
     for (const auto& r : reports) report::WriteShapesText(r, out);
   }
+  const bool load_failed = std::any_of(reports.begin(), reports.end(),
+                                       [](const auto& r) { return r.error.has_value(); });
   return load_failed ? kExitError : kExitClean;
 }
 
@@ -101,23 +122,17 @@ int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (specs.empty()) return ReportUsageError(err, "probe needs at least one --dims");
   std::vector<report::ProbeReport> reports;
   bool failed = false, breaks = false;
-  for (const std::string& path : options.models) {
+  for (const auto& [path, error] : ExpandModels(options.models)) {
     report::ProbeReport& r = reports.emplace_back();
     r.path = path;
-    auto model = ir::LoadModel(path);
-    if (!model.ok()) {
-      r.error = WithoutSource(model.status().message(), path == "-" ? "<stdin>" : path);
-      failed = true;
-      continue;
+    r.error = error;
+    if (!r.error) {
+      LoadedModel loaded = LoadForReport(path);
+      r.error = std::move(loaded.error);
+      if (!r.error) r.error = ProbeInto(*loaded.model, specs, r);
     }
-    auto results = lint::Probe(**model, specs);
-    if (!results.ok()) {
-      r.error = std::string(results.status().message());
-      failed = true;
-      continue;
-    }
-    for (const lint::ProbeResult& p : *results) breaks = breaks || p.breaks;
-    r.probes = *std::move(results);
+    failed = failed || r.error.has_value();
+    for (const lint::ProbeResult& p : r.probes) breaks = breaks || p.breaks;
   }
   if (options.format == Format::kJson) {
     report::WriteProbeJson(reports, out);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "report/finding_text.h"
 #include "shapelint/report/probe.h"
+#include "shapelint/report/report.h"
 
 namespace shapelint::report {
 namespace {
@@ -63,7 +64,7 @@ void WriteOne(const lint::ProbeResult& p, std::ostream& out) {
 void WriteProbeText(const std::vector<ProbeReport>& reports, std::ostream& out) {
   for (const ProbeReport& r : reports) {
     if (r.error) {
-      out << r.path << ": error: " << *r.error << "\n";
+      out << LoadErrorText(r.path, *r.error) << "\n";
       continue;
     }
     for (const lint::ProbeResult& p : r.probes) {

@@ -47,6 +47,10 @@ Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString(kMaxDimText)
 }  // namespace
 
 void WriteShapesText(const ShapesReport& r, std::ostream& out) {
+  if (r.error) {
+    out << LoadErrorText(r.path, *r.error) << "\n";
+    return;
+  }
   out << r.path << "\n";
   Walk(r.model->graph(), *r.inference, 1,
        [&](const ir::Graph& g, int depth, int node, std::string_view name,
@@ -75,6 +79,14 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
   Json models = Json::array();
   for (const ShapesReport& r : reports) {
     Json values = Json::array();
+    Json notes = Json::array();
+    if (r.error) {
+      models.push_back({{"path", r.path},
+                        {"error", *r.error},
+                        {"values", std::move(values)},
+                        {"notes", std::move(notes)}});
+      continue;
+    }
     Walk(r.model->graph(), *r.inference, 0,
          [&](const ir::Graph& g, int, int node, std::string_view name, const infer::TensorFact& f,
              bool initializer) {
@@ -112,10 +124,11 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
            }
            values.push_back(std::move(v));
          });
-    Json notes = Json::array();
     for (const auto& n : r.inference->notes) notes.push_back(n.message);
-    models.push_back(
-        {{"path", r.path}, {"values", std::move(values)}, {"notes", std::move(notes)}});
+    models.push_back({{"path", r.path},
+                      {"error", nullptr},
+                      {"values", std::move(values)},
+                      {"notes", std::move(notes)}});
   }
   doc["models"] = std::move(models);
   out << DumpJson(doc) << '\n';

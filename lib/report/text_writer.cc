@@ -116,6 +116,12 @@ void WriteFinding(const std::string& path, const lint::Finding& f, const TextOpt
 
 }  // namespace
 
+std::string LoadErrorText(const std::string& path, const std::string& error, bool color) {
+  const Painter p(color);
+  return absl::StrCat(DisplayPath(path), ": ", p.Severity(lint::Severity::kError, "error"), ": ",
+                      Text(error));
+}
+
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out) {
   const Painter p(options.color);
@@ -125,8 +131,7 @@ void WriteText(const std::vector<ModelResult>& results, const TextOptions& optio
     if (r.error) {
       ++load_errors;
       if (printed) out << "\n";
-      out << DisplayPath(r.path) << ": " << p.Severity(lint::Severity::kError, "error") << ": "
-          << Text(*r.error) << "\n";
+      out << LoadErrorText(r.path, *r.error, options.color) << "\n";
       printed = true;
       continue;
     }

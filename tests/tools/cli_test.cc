@@ -489,7 +489,7 @@ TEST_CASE("cli: shapes usage errors", "[cli][shapes]") {
                                  "in --dims 's0=1,x=1x2'"));
   Outcome missing = RunCli({"shapes", "nope.onnx"});
   CHECK(missing.code == kExitError);
-  CHECK_THAT(missing.err, Contains("nope.onnx: no such file"));
+  CHECK(missing.out == "nope.onnx: error: no such file\n");
 }
 
 }  // namespace
