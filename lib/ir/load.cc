@@ -15,6 +15,7 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "ir/file_bytes.h"
+#include "ir/foreign_format.h"
 #include "ir/onnx_text.h"
 #include "ir/skim.h"
 #include "ir/wire_nodes.h"
@@ -146,10 +147,10 @@ absl::StatusOr<ONNX_NAMESPACE::ModelProto> ParseText(const std::string& source,
   return proto;
 }
 
-// Loads `bytes`; `file`, when given, holds them and is released as soon as they are parsed.
-absl::StatusOr<std::unique_ptr<Model>> Load(std::string_view bytes, std::string source,
-                                            ModelFormat format, FileBytes* file) {
-  if (bytes.empty()) return InputError(source, "empty file");
+// Loads `bytes` as an ONNX model; `file`, when given, holds them and is released as soon as
+// they are parsed.
+absl::StatusOr<std::unique_ptr<Model>> LoadOnnx(std::string_view bytes, std::string source,
+                                                ModelFormat format, FileBytes* file) {
   if (format == ModelFormat::kAuto) {
     format = LooksLikeText(source, bytes) ? ModelFormat::kText : ModelFormat::kBinary;
   }
@@ -160,6 +161,22 @@ absl::StatusOr<std::unique_ptr<Model>> Load(std::string_view bytes, std::string 
     return InputError(source, "not an ONNX model (no graph; is this an ONNX file?)");
   }
   return Model::FromProto(*std::move(proto), std::move(source));
+}
+
+// LoadOnnx, except that bytes of another format (a PyTorch checkpoint, say) that do not load
+// are reported as that format, with the way to an ONNX model.
+absl::StatusOr<std::unique_ptr<Model>> Load(std::string_view bytes, std::string source,
+                                            ModelFormat format, FileBytes* file) {
+  if (bytes.empty()) return InputError(source, "empty file");
+  // Looked at now, while the bytes are at hand (loading releases them), and said only when the
+  // bytes are no ONNX model: a model that loads is never taken for another format.
+  const std::optional<std::string> foreign = DescribeForeignFormat(bytes, source);
+  const std::string name = source;
+  absl::StatusOr<std::unique_ptr<Model>> model = LoadOnnx(bytes, std::move(source), format, file);
+  if (!model.ok() && foreign && absl::IsInvalidArgument(model.status())) {
+    return InputError(name, *foreign);
+  }
+  return model;
 }
 
 }  // namespace

@@ -92,9 +92,8 @@ absl::StatusOr<Settings> ParseSettings(const Json& obj, const std::string& file,
     } else if (key == "export-dims") {
       auto items = Strings(value, file, at(key));
       if (!items.ok()) return items.status();
-      auto spec = ParseProbeSpec(absl::StrJoin(*items, ","));
+      auto spec = ParseSizes(absl::StrJoin(*items, ","), kExportSizes);
       if (!spec.ok()) return Bad(file, at(key), std::string(spec.status().message()));
-      if (spec->range_symbol) return Bad(file, at(key), "sizes, not a range");
       s.export_dims = *std::move(spec);
     } else if (key == "dynamic") {
       auto items = Strings(value, file, at(key));
@@ -107,9 +106,9 @@ absl::StatusOr<Settings> ParseSettings(const Json& obj, const std::string& file,
     } else if (key == "static") {
       if (!value.is_object()) return Bad(file, at(key), "expected a table of NAME = SIZE");
       for (const auto& [name, size] : value.items()) {
-        if (!size.is_number_integer() || size.get<int64_t>() < 0) {
-          return Bad(file, at(key + "." + name), "expected a size >= 0");
-        }
+        if (!size.is_number_integer()) return Bad(file, at(key + "." + name), "expected a size");
+        const absl::Status valid = CheckNamedSize(name, size.get<int64_t>());
+        if (!valid.ok()) return Bad(file, at(key + "." + name), std::string(valid.message()));
         s.static_dims.emplace_back(name, size.get<int64_t>());
       }
     } else if (also_allowed.count(key) == 0) {

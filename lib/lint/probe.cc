@@ -3,18 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "lint/analysis.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
-
-bool ParseSize(absl::string_view text, int64_t* out) {
-  return absl::SimpleAtoi(text, out) && *out >= 0;
-}
 
 // True when the model breaks at `c`: a node fails, or an output differs from its declaration.
 bool Breaks(const Counterexample& c) {
@@ -26,51 +20,6 @@ bool Breaks(const Counterexample& c) {
 }
 
 }  // namespace
-
-absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text) {
-  ProbeSpec spec;
-  for (absl::string_view item :
-       absl::StrSplit(absl::string_view(text.data(), text.size()), ',', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    const std::string& name = kv.first;
-    const std::string& value = kv.second;
-    auto bad = [&](absl::string_view expected) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid size '", std::string(item), "' (expected ", expected, ")"));
-    };
-    if (name.empty() || value.empty()) return bad("NAME=SIZE, INPUT=AxBxC or NAME=LO..HI");
-    if (size_t dots = value.find(".."); dots != std::string::npos) {
-      int64_t lo = 0, hi = 0;
-      if (spec.range_symbol) return bad("one range per probe");
-      if (!ParseSize(value.substr(0, dots), &lo) || !ParseSize(value.substr(dots + 2), &hi) ||
-          lo > hi) {
-        return bad("NAME=LO..HI with 0 <= LO <= HI");
-      }
-      if (hi - lo >= kMaxProbeRange) {
-        return bad(absl::StrCat("a range of at most ", kMaxProbeRange, " sizes"));
-      }
-      spec.range_symbol = name;
-      spec.range_lo = lo;
-      spec.range_hi = hi;
-    } else if (value.find('x') != std::string::npos) {
-      std::vector<int64_t> dims;
-      for (absl::string_view d : absl::StrSplit(value, 'x')) {
-        int64_t v = 0;
-        if (!ParseSize(d, &v)) return bad("INPUT=AxBxC with sizes >= 0");
-        dims.push_back(v);
-      }
-      spec.shapes.emplace_back(name, std::move(dims));
-    } else {
-      int64_t v = 0;
-      if (!ParseSize(value, &v)) return bad("NAME=SIZE with SIZE >= 0");
-      spec.sizes.emplace_back(name, v);
-    }
-  }
-  if (spec.sizes.empty() && spec.shapes.empty() && !spec.range_symbol) {
-    return absl::InvalidArgumentError("empty probe");
-  }
-  return spec;
-}
 
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec) {
   const std::vector<std::string> symbols = analysis.inference().InputSymbols();

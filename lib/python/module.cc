@@ -27,6 +27,7 @@
 #include "shapelint/lint/config.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 #include "shapelint/report/report.h"
 
 namespace shapelint::python {
@@ -211,13 +212,10 @@ lint::LintOptions ToLintOptions(const py::object& select, const py::object& igno
   if (!ignore.is_none()) settings.ignore = RuleCodes(ignore, "ignore");
   if (!export_dims.is_none()) {
     const std::string text = absl::StrJoin(Items(export_dims, "export_dims"), ",");
-    absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(text);
+    absl::StatusOr<lint::ProbeSpec> spec = lint::ParseSizes(text, lint::kExportSizes);
     if (!spec.ok()) {
       Raise(PyExc_ValueError,
             absl::StrCat(spec.status().message(), " in export_dims '", text, "'"));
-    }
-    if (spec->range_symbol) {
-      Raise(PyExc_ValueError, absl::StrCat("export_dims takes sizes, not a range: '", text, "'"));
     }
     settings.export_dims = *std::move(spec);
   }
@@ -252,9 +250,8 @@ lint::LintOptions ToLintOptions(const py::object& select, const py::object& igno
       }
       const std::string name = kv[0].cast<std::string>();
       const int64_t size = ToInt64(kv[1], "static: size");
-      if (name.empty() || size < 0) {
-        Raise(PyExc_ValueError,
-              absl::StrCat("invalid size ", size, " for '", name, "' in static (expected >= 0)"));
+      if (absl::Status valid = lint::CheckNamedSize(name, size); !valid.ok()) {
+        Raise(PyExc_ValueError, absl::StrCat(valid.message(), " in static"));
       }
       settings.static_dims.emplace_back(name, size);
     }

@@ -5,14 +5,13 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "report/json_dump.h"
 #include "shapelint/lint/config.h"
 
 namespace shapelint::report {
 namespace {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;
 
 // Version of the baseline file layout; bumped on incompatible change.
 constexpr int kBaselineVersion = 1;
@@ -31,8 +30,11 @@ std::string JoinKey(const std::string& path, const std::string& rule, const std:
 
 std::string Baseline::Key(const std::string& model_path, const lint::Finding& f) const {
   const std::string node = absl::StrCat(f.node.graph, "/", f.node.label);
-  return JoinKey(model_path == "-" ? "-" : lint::RelativePath(model_path, dir_), f.rule, node,
-                 f.attribute);
+  const std::string path = model_path == "-" ? "-" : lint::RelativePath(model_path, dir_);
+  // As the file holds them: a finding of a node whose name is not UTF-8 matches the entry that
+  // recorded it.
+  return JoinKey(AsWrittenInJson(path), AsWrittenInJson(f.rule), AsWrittenInJson(node),
+                 AsWrittenInJson(f.attribute));
 }
 
 Baseline Baseline::Of(const std::vector<ModelResult>& results, const std::string& path) {
@@ -94,7 +96,7 @@ std::string Baseline::ToJson() const {
                                {"attribute", parts[3]},
                                {"count", count}});
   }
-  return doc.dump(2) + "\n";
+  return DumpJson(doc) + "\n";
 }
 
 int Baseline::Filter(std::vector<ModelResult>& results) const {

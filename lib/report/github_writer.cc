@@ -2,12 +2,17 @@
 // each finding shown as an annotation on the model file, without any upload step.
 //
 //   ::error file=models/vgg.onnx,title=SL001 baked-pool-kernel::main/AveragePool: ...
+//
+// The message is the text report's block for the finding, without the path and the severity
+// (the command and the title have them): the message, then its witness, counterexample, notes
+// and help, one per line.
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "report/finding_text.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/report/report.h"
 
@@ -65,9 +70,10 @@ void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out) {
       continue;
     }
     for (const lint::Finding& f : r.findings) {
-      std::string message = absl::StrCat(f.node.graph, "/", f.node.label, ": ", f.message);
-      if (f.counterexample) {
-        absl::StrAppend(&message, "\ncounterexample: ", f.counterexample->failure);
+      const std::string node = NodePath(f.node, kAsIs);
+      std::string message = node.empty() ? f.message : absl::StrCat(node, ": ", f.message);
+      for (const Evidence& e : EvidenceOf(f, kAsIs)) {
+        absl::StrAppend(&message, "\n", e.label, ": ", e.text);
       }
       if (!f.fix.empty()) absl::StrAppend(&message, "\nhelp: ", f.fix);
       out << "::" << std::string(Command(f.severity)) << " file=" << file

@@ -1,11 +1,11 @@
 // The JSON report: one document per run, layout documented in docs/json-format.md.
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "report/json_dump.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/probe.h"
@@ -13,10 +13,6 @@
 
 namespace shapelint::report {
 namespace {
-
-// ordered_json keeps keys in insertion order, so the document reads in the documented order and
-// diffs between runs stay small.
-using Json = nlohmann::ordered_json;
 
 Json OptionalInt(const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); }
 
@@ -147,9 +143,7 @@ void WriteJson(const std::vector<ModelResult>& results, std::ostream& out) {
   summary["load_errors"] = load_errors;
   doc["summary"] = std::move(summary);
 
-  // Model paths, node names and messages come from the model file and may hold invalid UTF-8;
-  // the default handler would throw. Replacing the bad bytes (U+FFFD) keeps the report usable.
-  out << doc.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << '\n';
+  out << DumpJson(doc) << '\n';
 }
 
 void WriteProbeJson(const std::vector<ProbeReport>& reports, std::ostream& out) {
@@ -179,7 +173,7 @@ void WriteProbeJson(const std::vector<ProbeReport>& reports, std::ostream& out) 
     models.push_back(std::move(m));
   }
   doc["models"] = std::move(models);
-  out << doc.dump(2) << "\n";
+  out << DumpJson(doc) << '\n';
 }
 
 }  // namespace shapelint::report

@@ -7,14 +7,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "report/finding_text.h"
 #include "shapelint/report/probe.h"
+#include "shapelint/report/report.h"
 
 namespace shapelint::report {
 namespace {
-
-std::string Dims(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
-}
 
 std::string Sizes(const std::vector<std::pair<std::string, int64_t>>& sizes) {
   std::vector<std::string> parts;
@@ -41,12 +39,12 @@ void WriteOne(const lint::ProbeResult& p, std::ostream& out) {
     out << "    (not given, set where the model works: " << Sizes(p.defaulted) << ")\n";
   }
   for (const auto& [input, dims] : at.inputs)
-    out << "    input " << input << ": " << Dims(dims) << "\n";
+    out << "    input " << input << ": " << DimsText(dims) << "\n";
   for (const lint::ShapeAt& o : at.outputs) {
-    out << "    output " << o.value << ": " << Dims(o.actual);
+    out << "    output " << o.value << ": " << DimsText(o.actual);
     if (o.expected) {
       out << (o.actual == *o.expected ? ", as declared"
-                                      : absl::StrCat(", declared ", Dims(*o.expected)));
+                                      : absl::StrCat(", declared ", DimsText(*o.expected)));
     }
     out << "\n";
   }
@@ -66,7 +64,7 @@ void WriteOne(const lint::ProbeResult& p, std::ostream& out) {
 void WriteProbeText(const std::vector<ProbeReport>& reports, std::ostream& out) {
   for (const ProbeReport& r : reports) {
     if (r.error) {
-      out << r.path << ": error: " << *r.error << "\n";
+      out << LoadErrorText(r.path, *r.error) << "\n";
       continue;
     }
     for (const lint::ProbeResult& p : r.probes) {

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "report/finding_text.h"
+#include "report/json_dump.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
@@ -35,10 +36,6 @@ constexpr std::string_view kAttributeKind = "parameter";
 // Name of the partial fingerprint (result.partialFingerprints) that identifies a finding across
 // runs: the rule and the node and attribute it points at, not the wording of its message.
 constexpr std::string_view kFingerprintName = "shapelintLogicalLocation/v1";
-
-// ordered_json keeps keys in insertion order: the document reads in a fixed order and diffs
-// between runs stay small.
-using Json = nlohmann::ordered_json;
 
 // SARIF's level names happen to be ours; spelled out so that the two can never drift apart.
 std::string Level(lint::Severity severity) {
@@ -124,25 +121,6 @@ std::string Fnv1a64(std::string_view s) {
   return out;
 }
 
-// The node's label: its name, or "<OpType #index>" when unnamed; empty when the reference names
-// no node at all.
-std::string NodeLabel(const lint::NodeRef& node) {
-  if (!node.label.empty()) return node.label;
-  if (!node.name.empty()) return node.name;
-  if (!node.op_type.empty() && node.index >= 0) {
-    return "<" + node.op_type + " #" + std::to_string(node.index) + ">";
-  }
-  return "";
-}
-
-// "main/<AveragePool #0>", as the text report names the node. PyTorch names nodes by module path
-// ("/avgpool/AveragePool"), so the separator is not doubled in front of such a label.
-std::string NodePath(const lint::NodeRef& node) {
-  const std::string label = NodeLabel(node);
-  if (label.empty() || node.graph.empty()) return label;
-  return node.graph + (label[0] == '/' ? "" : "/") + label;
-}
-
 // run.logicalLocations: each graph, node and attribute that a result points at, once, with
 // parentIndex linking an attribute to its node and a node to its graph. A location in a result
 // holds the innermost of them by index (location.logicalLocations lists one construct, possibly
@@ -166,7 +144,7 @@ class LogicalLocations {
     if (!node.graph.empty()) parent = Graph(node.graph);
     Json l = Json::object();
     l["name"] = label;
-    l["fullyQualifiedName"] = NodePath(node);
+    l["fullyQualifiedName"] = NodePath(node, kAsIs);
     l["kind"] = kNodeKind;
     if (parent) l["parentIndex"] = *parent;
     // Labels need not be unique; the op type and position tell two nodes apart.
@@ -204,8 +182,7 @@ class LogicalLocations {
 
  private:
   int Add(Json location) {
-    // Names from the model may be invalid UTF-8, which dump() rejects unless told to replace.
-    std::string key = location.dump(-1, ' ', false, Json::error_handler_t::replace);
+    std::string key = DumpJson(location, kJsonOneLine);
     auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<int>(locations_.size()));
     if (inserted) locations_.push_back(std::move(location));
     return it->second;
@@ -282,51 +259,20 @@ Json Rule(std::string_view code, std::string_view name, std::string_view summary
   return rule;
 }
 
-// "works only for s2 in [6, 8] and s3 in [6, 7]": the rule's summary, or one built from the
-// ranges and relations when the rule gave none.
-std::string WitnessText(const lint::Witness& w) {
-  if (!w.summary.empty()) return w.summary;
-  std::vector<std::string> parts;
-  for (const lint::SymbolRange& r : w.ranges) {
-    if (r.min && r.max) {
-      parts.push_back(*r.min == *r.max ? r.symbol + " = " + std::to_string(*r.min)
-                                       : r.symbol + " in [" + std::to_string(*r.min) + ", " +
-                                             std::to_string(*r.max) + "]");
-    } else if (r.max) {
-      parts.push_back(r.symbol + " <= " + std::to_string(*r.max));
-    } else if (r.min && *r.min > 1) {  // sizes are at least 1 anyway
-      parts.push_back(r.symbol + " >= " + std::to_string(*r.min));
-    }
-  }
-  for (const std::string& relation : w.relations) parts.push_back(relation);
-  if (parts.empty()) return "";
-  std::string text = "works only for ";
-  for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : " and ") + parts[i];
-  return text;
-}
-
-std::string Binding(const lint::Counterexample& cx) {
-  std::string text;
-  for (const auto& [symbol, size] : cx.binding) {
-    text += (text.empty() ? "" : ", ") + symbol + "=" + std::to_string(size);
-  }
-  return text;
-}
-
 // Where and what, as the text report says it: the node, then the finding's message as the first
-// sentence (what viewers show where space is short), then where it breaks:
+// sentence (what viewers show where space is short), then its counterexample:
 //   "main/<AveragePool #0>: AveragePool kernel_shape=[3, 2] was computed from the export size
-//    6x6 of 'x'. Counterexample at s0=2, s1=3: output 'y' is [2, 3], declared [2, 2]"
+//    6x6 of 'x'. Counterexample: at s0=2, s1=3, s2=9, s3=8 (x: [2, 3, 9, 8]): output 'y' is
+//    [2, 3, 3, 4], declared [2, 3, 2, 3]"
 // The node is spelled out because viewers such as GitHub code scanning show the message and the
 // file, but not the logical location.
 std::string ResultText(const lint::Finding& f) {
-  const std::string node = NodePath(f.node);
+  const std::string node = NodePath(f.node, kAsIs);
   std::string text = node.empty() ? f.message : node + ": " + f.message;
-  if (!f.counterexample || f.counterexample->failure.empty()) return text;
-  const std::string binding = Binding(*f.counterexample);
-  return FullStop(text) +
-         (binding.empty() ? " Counterexample: " : " Counterexample at " + binding + ": ") +
-         f.counterexample->failure;
+  if (!f.counterexample) return text;
+  const std::string counterexample = CounterexampleText(*f.counterexample, kAsIs);
+  if (counterexample.empty()) return text;
+  return FullStop(text) + " Counterexample: " + counterexample;
 }
 
 Json Properties(const lint::Finding& f) {
@@ -334,7 +280,7 @@ Json Properties(const lint::Finding& f) {
   if (!f.attribute.empty()) p["attribute"] = f.attribute;
   p["symbols"] = f.symbols;
   if (f.witness) {
-    const std::string witness = WitnessText(*f.witness);
+    const std::string witness = WitnessText(*f.witness, kAsIs);
     if (!witness.empty()) p["witness"] = witness;
   }
   if (f.counterexample) {
@@ -346,14 +292,14 @@ Json Properties(const lint::Finding& f) {
     Json inputs = Json::object();
     for (const auto& [input, dims] : cx.inputs) inputs[input] = dims;
     c["inputs"] = std::move(inputs);
-    c["failingNode"] = NodePath(cx.failing_node);
+    c["failingNode"] = NodePath(cx.failing_node, kAsIs);
     c["failure"] = cx.failure;
     c["nodeFails"] = cx.node_fails;
     p["counterexample"] = std::move(c);
   }
   if (!f.notes.empty()) {
     Json notes = Json::array();
-    for (const lint::Note& n : f.notes) notes.push_back(n.message);
+    for (const lint::Note& n : f.notes) notes.push_back(NoteText(n, kAsIs));
     p["notes"] = std::move(notes);
   }
   if (!f.fix.empty()) p["fix"] = f.fix;
@@ -458,9 +404,7 @@ void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
   log["version"] = kSarifVersion;
   log["runs"] = Json::array({std::move(run)});
 
-  // Paths, node names and messages come from the model file and may hold invalid UTF-8; the
-  // default handler would throw. Replacing the bad bytes (U+FFFD) keeps the log valid JSON.
-  out << log.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace) << '\n';
+  out << DumpJson(log) << '\n';
 }
 
 }  // namespace shapelint::report

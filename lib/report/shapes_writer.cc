@@ -1,15 +1,13 @@
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "report/json_dump.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
 #include "shapelint/report/shapes.h"
 
 namespace shapelint::report {
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 // Expressions share subexpressions and can print far longer than they are (exponentially, on
 // some real models): every dim is spelled out up to this length, then cut with "...".
@@ -49,6 +47,10 @@ Json DimJson(const sym::MaybeExpr& d) { return d ? Json(d->ToString(kMaxDimText)
 }  // namespace
 
 void WriteShapesText(const ShapesReport& r, std::ostream& out) {
+  if (r.error) {
+    out << LoadErrorText(r.path, *r.error) << "\n";
+    return;
+  }
   out << r.path << "\n";
   Walk(r.model->graph(), *r.inference, 1,
        [&](const ir::Graph& g, int depth, int node, std::string_view name,
@@ -77,6 +79,14 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
   Json models = Json::array();
   for (const ShapesReport& r : reports) {
     Json values = Json::array();
+    Json notes = Json::array();
+    if (r.error) {
+      models.push_back({{"path", r.path},
+                        {"error", *r.error},
+                        {"values", std::move(values)},
+                        {"notes", std::move(notes)}});
+      continue;
+    }
     Walk(r.model->graph(), *r.inference, 0,
          [&](const ir::Graph& g, int, int node, std::string_view name, const infer::TensorFact& f,
              bool initializer) {
@@ -114,13 +124,14 @@ void WriteShapesJson(const std::vector<ShapesReport>& reports, std::ostream& out
            }
            values.push_back(std::move(v));
          });
-    Json notes = Json::array();
     for (const auto& n : r.inference->notes) notes.push_back(n.message);
-    models.push_back(
-        {{"path", r.path}, {"values", std::move(values)}, {"notes", std::move(notes)}});
+    models.push_back({{"path", r.path},
+                      {"error", nullptr},
+                      {"values", std::move(values)},
+                      {"notes", std::move(notes)}});
   }
   doc["models"] = std::move(models);
-  out << doc.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  out << DumpJson(doc) << '\n';
 }
 
 }  // namespace shapelint::report

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "nlohmann/json.hpp"
+#include "report/json_dump.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/report/report.h"
 
@@ -55,9 +55,9 @@ void WriteStatisticsText(const std::vector<ModelResult>& results, std::ostream& 
 }
 
 void WriteStatisticsJson(const std::vector<ModelResult>& results, std::ostream& out) {
-  nlohmann::ordered_json doc;
+  Json doc;
   doc["schema_version"] = kJsonSchemaVersion;
-  doc["statistics"] = nlohmann::ordered_json::array();
+  doc["statistics"] = Json::array();
   for (const RuleCount& c : Count(results)) {
     doc["statistics"].push_back({{"rule", c.rule}, {"name", c.name}, {"count", c.count}});
   }
@@ -65,7 +65,7 @@ void WriteStatisticsJson(const std::vector<ModelResult>& results, std::ostream& 
   for (const ModelResult& r : results) failed += r.error ? 1 : 0;
   doc["models"] = results.size();
   doc["models_not_loaded"] = failed;
-  out << doc.dump(2) << "\n";
+  out << DumpJson(doc) << '\n';
 }
 
 }  // namespace shapelint::report

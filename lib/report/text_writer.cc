@@ -13,10 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "report/finding_text.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/report/report.h"
 
@@ -87,103 +86,20 @@ class Painter {
 
 std::string DisplayPath(const std::string& path) { return path == "-" ? "<stdin>" : Clean(path); }
 
-// "main/<AveragePool #0>", or just the label when the graph is not known; empty when the
-// reference points at no node (a finding about the model as a whole).
-std::string Location(const lint::NodeRef& node) {
-  std::string label = node.label;
-  if (label.empty()) label = node.name;
-  if (label.empty() && !node.op_type.empty() && node.index >= 0) {
-    label = absl::StrCat("<", node.op_type, " #", node.index, ">");
-  }
-  if (label.empty()) return "";
-  if (node.graph.empty()) return Clean(label);
-  // PyTorch names nodes by module path ("/avgpool/AveragePool"); "main//avgpool/AveragePool"
-  // would read as an empty path component, so the separator is not doubled.
-  const char* separator = absl::StartsWith(label, "/") ? "" : "/";
-  return Clean(absl::StrCat(node.graph, separator, label));
-}
-
-std::string Dims(const std::vector<int64_t>& dims) {
-  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
-}
-
 std::string Plural(int64_t n, std::string_view word) {
   return absl::StrCat(n, " ", std::string(word), n == 1 ? "" : "s");
 }
 
-std::string DescribeRange(const lint::SymbolRange& r) {
-  std::string symbol = Clean(r.symbol);
-  if (r.min && r.max) {
-    if (*r.min == *r.max) return absl::StrCat(symbol, " = ", *r.min);
-    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]");
-  }
-  if (r.max) return absl::StrCat(symbol, " <= ", *r.max);
-  // Sizes are at least 1 anyway; "seq >= 1" would only add noise.
-  if (r.min && *r.min > 1) return absl::StrCat(symbol, " >= ", *r.min);
-  return "";
-}
+// A name on one line: a newline in it is shown as "\n", like the control characters.
+std::string Name(std::string_view s) { return Clean(s); }
 
-// What the witness says, in words; empty when it says nothing.
-// The witness as a sentence: the rule's summary (already one), or one built from the ranges.
-std::string DescribeWitness(const lint::Witness& w) {
-  if (!w.summary.empty()) return Text(w.summary);
-  std::vector<std::string> parts;
-  for (const lint::SymbolRange& r : w.ranges) {
-    std::string part = DescribeRange(r);
-    if (!part.empty()) parts.push_back(std::move(part));
-  }
-  for (const std::string& relation : w.relations) parts.push_back(Clean(relation));
-  if (parts.empty()) return "";
-  return absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
-}
-
-std::string DescribeCounterexample(const lint::Counterexample& cx) {
-  std::vector<std::string> binding;
-  for (const auto& [symbol, size] : cx.binding) {
-    binding.push_back(absl::StrCat(Clean(symbol), "=", size));
-  }
-  std::vector<std::string> inputs;
-  for (const auto& [input, dims] : cx.inputs) {
-    inputs.push_back(absl::StrCat(Clean(input), ": ", Dims(dims)));
-  }
-  std::string where;
-  if (!binding.empty()) {
-    where = absl::StrCat("at ", absl::StrJoin(binding, ", "));
-    if (!inputs.empty()) absl::StrAppend(&where, " (", absl::StrJoin(inputs, ", "), ")");
-  } else if (!inputs.empty()) {
-    where = absl::StrCat("with ", absl::StrJoin(inputs, ", "));
-  }
-
-  // An output that differs from its declaration is the most concrete evidence there is; the
-  // failure text is used when the graph stops before producing its outputs.
-  std::vector<std::string> mismatches;
-  for (const lint::ShapeAt& o : cx.node_fails ? std::vector<lint::ShapeAt>{} : cx.outputs) {
-    if (!o.expected || o.actual == *o.expected) continue;
-    mismatches.push_back(absl::StrCat("output '", Clean(o.value), "' is ", Dims(o.actual),
-                                      ", declared ", Dims(*o.expected)));
-  }
-  std::string what;
-  if (!mismatches.empty()) {
-    what = absl::StrJoin(mismatches, "; ");
-  } else {
-    std::string node = Location(cx.failing_node);
-    if (!cx.failure.empty()) {
-      // A node that runs but computes the wrong thing is named without claiming it fails.
-      what = node.empty() ? Text(cx.failure)
-                          : absl::StrCat(node, cx.node_fails ? " fails: " : ": ", Text(cx.failure));
-    } else if (!node.empty()) {
-      what = absl::StrCat("the model breaks at ", node);
-    }
-  }
-  if (where.empty()) return what;
-  if (what.empty()) return where;
-  return absl::StrCat(where, ": ", what);
-}
+// Names and text from the model, escaped for the terminal.
+constexpr TextStyle kTerminal{&Name, &Text};
 
 void WriteFinding(const std::string& path, const lint::Finding& f, const TextOptions& options,
                   const Painter& p, std::ostream& out) {
   std::string head = DisplayPath(path);
-  std::string location = Location(f.node);
+  std::string location = NodePath(f.node, kTerminal);
   if (!location.empty()) absl::StrAppend(&head, ": ", location);
   std::string tag(lint::SeverityName(f.severity));
   if (!f.rule.empty()) absl::StrAppend(&tag, "[", Clean(f.rule), "]");
@@ -191,24 +107,7 @@ void WriteFinding(const std::string& path, const lint::Finding& f, const TextOpt
   if (!f.name.empty()) absl::StrAppend(&head, " ", Clean(f.name));
   out << head << ": " << Text(f.message) << "\n";
 
-  if (f.witness) {
-    std::string w = DescribeWitness(*f.witness);
-    if (!w.empty()) out << p.Item("witness", w);
-  }
-  if (f.counterexample) {
-    std::string cx = DescribeCounterexample(*f.counterexample);
-    if (!cx.empty()) out << p.Item("counterexample", cx);
-  }
-  for (const lint::Note& n : f.notes) {
-    // The node is named unless the note already does ("... flows into Gemm 'fc'"): the JSON
-    // report keeps it either way.
-    std::string where;
-    if (n.node && (n.node->label.empty() || !absl::StrContains(n.message, n.node->label))) {
-      where = Location(*n.node);
-    }
-    out << p.Item("note",
-                  where.empty() ? Text(n.message) : absl::StrCat(where, ": ", Text(n.message)));
-  }
+  for (const Evidence& e : EvidenceOf(f, kTerminal)) out << p.Item(e.label, e.text);
   if (options.verbose) {
     for (const lint::Expression& e : f.expressions) out << p.Item(Clean(e.label), Text(e.text));
   }
@@ -216,6 +115,12 @@ void WriteFinding(const std::string& path, const lint::Finding& f, const TextOpt
 }
 
 }  // namespace
+
+std::string LoadErrorText(const std::string& path, const std::string& error, bool color) {
+  const Painter p(color);
+  return absl::StrCat(DisplayPath(path), ": ", p.Severity(lint::Severity::kError, "error"), ": ",
+                      Text(error));
+}
 
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out) {
@@ -226,8 +131,7 @@ void WriteText(const std::vector<ModelResult>& results, const TextOptions& optio
     if (r.error) {
       ++load_errors;
       if (printed) out << "\n";
-      out << DisplayPath(r.path) << ": " << p.Severity(lint::Severity::kError, "error") << ": "
-          << Text(*r.error) << "\n";
+      out << LoadErrorText(r.path, *r.error, options.color) << "\n";
       printed = true;
       continue;
     }

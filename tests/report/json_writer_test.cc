@@ -1,6 +1,4 @@
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -10,6 +8,7 @@
 #include "sample_results.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
+#include "test_files.h"
 
 namespace shapelint::report {
 namespace {
@@ -162,11 +161,8 @@ TEST_CASE("json: matches the golden document", "[report][json][golden]") {
   actual = absl::StrReplaceAll(actual, {{version, "\"version\": \"<version>\""}});
 
   const std::string golden_path = SHAPELINT_SOURCE_DIR "/tests/report/golden/basic.json";
-  std::ifstream in(golden_path, std::ios::binary);
-  REQUIRE(in);
-  std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   INFO("golden file: " << golden_path);
-  CHECK(actual == golden);
+  CHECK(actual == ::shapelint::testing::ReadFile(golden_path));
 }
 
 }  // namespace

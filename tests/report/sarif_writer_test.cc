@@ -223,9 +223,12 @@ TEST_CASE("sarif: an error with counterexample and attribute", "[report][sarif]"
   const json& result = log["runs"][0]["results"][0];
   const lint::Finding f = PoolError();
   CHECK(result["ruleIndex"] == 0);
+  // The counterexample as the text report gives it: the sizes, the input shapes and the output
+  // that differs from its declaration.
   CHECK(result["message"]["text"] ==
         "main/<AveragePool #0>: " + f.message +
-            ". Counterexample at s0=2, s1=3, s2=9, s3=8: " + f.counterexample->failure);
+            ". Counterexample: at s0=2, s1=3, s2=9, s3=8 (x: [2, 3, 9, 8]): output 'y' is "
+            "[2, 3, 3, 4], declared [2, 3, 2, 3]");
   CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
         "models/pool.onnx");
 
@@ -273,6 +276,9 @@ TEST_CASE("sarif: a warning on a node, with a note that points at another", "[re
   CHECK_FALSE(result["properties"].contains("counterexample"));
   // The witness has no summary: it is built from the ranges and relations.
   CHECK(result["properties"]["witness"] == "works only for 4*seq == 96");
+  // The note as the text report gives it, after the node it points at.
+  CHECK(result["properties"]["notes"] ==
+        json{"main/shape_const: the literal comes from this initializer"});
 
   REQUIRE(result["relatedLocations"].size() == 1);
   const json& related = result["relatedLocations"][0];

@@ -96,7 +96,11 @@ TEST_CASE("config: mistakes are errors that name the file and the key", "[cli][c
       {R"({"export-dims": "x=2xQ"})", "export-dims: invalid size"},
       {R"({"per-path": {"a/*": {"per-path": {}}}})", "per-path.\"a/*\".per-path: unknown key"},
       {R"({"suppress": [{"rule": "SL001"}]})", "suppress[0]: needs \"rule\" and \"node\""},
-      {R"({"static": {"batch": -1}})", "static.batch: expected a size >= 0"},
+      {R"({"export-dims": "n=1..4"})",
+       "export-dims: invalid size 'n=1..4' (expected NAME=SIZE or INPUT=AxBxC: a size, not a "
+       "range)"},
+      {R"({"static": {"batch": -1}})", "static.batch: invalid size -1 for 'batch' (expected >= 0)"},
+      {R"({"static": {"batch": "1"}})", "static.batch: expected a size"},
       {R"([1, 2])", "top level: expected an object"},
       {R"({"select": )", "not valid JSON"},
   };

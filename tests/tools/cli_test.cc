@@ -5,9 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
@@ -391,7 +389,21 @@ TEST_CASE("cli: usage errors", "[cli]") {
     CheckUsageError({"--export-dims", "x=2xA", model}, "in --export-dims 'x=2xA'");
   }
   SECTION("range in --export-dims") {
-    CheckUsageError({"--export-dims", "n=1..4", model}, "--export-dims takes sizes, not a range");
+    CheckUsageError({"--export-dims", "n=1..4", model},
+                    "invalid size 'n=1..4' (expected NAME=SIZE or INPUT=AxBxC: a size, not a "
+                    "range) in --export-dims 'n=1..4'");
+  }
+  SECTION("bad --static") {
+    CheckUsageError({"--static", "batch=1,seq=-1", model},
+                    "invalid size 'seq=-1' (expected NAME=SIZE with SIZE >= 0) in --static "
+                    "'batch=1,seq=-1'");
+  }
+  SECTION("shape in --static") {
+    CheckUsageError({"--static", "x=1x3", model},
+                    "invalid size 'x=1x3' (expected NAME=SIZE: a size, not a shape)");
+  }
+  SECTION("empty --static") {
+    CheckUsageError({"--static=,", model}, "no size given in --static ','");
   }
   SECTION("missing value at the end") {
     CheckUsageError({model, "--format"}, "'--format' needs a value");
@@ -429,10 +441,7 @@ TEST_CASE("cli: the JSON report of the adaptive pool model matches the golden fi
       actual.replace(at, from.size(), to);
     }
   }
-  std::ifstream in(SHAPELINT_SOURCE_DIR "/tests/tools/golden/adaptive_pool.json", std::ios::binary);
-  REQUIRE(in);
-  std::string golden((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CHECK(actual == golden);
+  CHECK(actual == ReadFile(SHAPELINT_SOURCE_DIR "/tests/tools/golden/adaptive_pool.json"));
 }
 
 }  // namespace
@@ -480,9 +489,14 @@ TEST_CASE("cli: shapes usage errors", "[cli][shapes]") {
   CHECK(RunCli({"shapes", "--dims", "s2", kPool}).code == kExitError);
   CHECK(RunCli({"shapes", "--dims", "s2=-1", kPool}).code == kExitError);
   CHECK(RunCli({"shapes", "--format", "xml", kPool}).code == kExitError);
+  // The same parser as --static: named sizes only.
+  Outcome shape = RunCli({"shapes", "--dims", "s0=1,x=1x2", kPool});
+  CHECK(shape.code == kExitError);
+  CHECK_THAT(shape.err, Contains("invalid size 'x=1x2' (expected NAME=SIZE: a size, not a shape) "
+                                 "in --dims 's0=1,x=1x2'"));
   Outcome missing = RunCli({"shapes", "nope.onnx"});
   CHECK(missing.code == kExitError);
-  CHECK_THAT(missing.err, Contains("nope.onnx: no such file"));
+  CHECK(missing.out == "nope.onnx: error: no such file\n");
 }
 
 }  // namespace

@@ -16,20 +16,41 @@
 
 namespace shapelint::lint {
 
-// One probe, parsed from the text of one --dims option: a comma-separated list of
+// Sizes for the input dims, parsed from a comma-separated list of
 //   NAME=SIZE          a symbol of the input dims (batch=2)
 //   INPUT=AxBxC        every dim of a graph input (x=2x3x8x9)
-//   NAME=LO..HI        a symbol over a range (batch=1..64); at most one per probe
+//   NAME=LO..HI        a symbol over a range (batch=1..64); at most one per list
+// as one --dims of `probe` (a probe), --export-dims, --static and `shapes --dims` take them.
 struct ProbeSpec {
   std::vector<std::pair<std::string, int64_t>> sizes;
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
   std::optional<std::string> range_symbol;
   int64_t range_lo = 0, range_hi = 0;
 };
-absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text);
 
 // The largest range a probe walks: every size in it is one static evaluation.
 inline constexpr int64_t kMaxProbeRange = 1 << 16;
+
+// Which of the forms above a list may hold: NAME=SIZE always.
+struct SizeSyntax {
+  bool shapes = false;  // INPUT=AxBxC
+  bool ranges = false;  // NAME=LO..HI
+};
+inline constexpr SizeSyntax kNamedSizes{false, false};  // --static, shapes --dims
+inline constexpr SizeSyntax kExportSizes{true, false};  // --export-dims
+inline constexpr SizeSyntax kProbeSizes{true, true};    // probe --dims
+
+// Parses a list of sizes of the forms `syntax` allows; empty items are skipped. An error names
+// the item at fault and what was expected there ("invalid size 'h=-1' (expected NAME=SIZE
+// with SIZE >= 0)"), or says that the list holds no size; callers add the option it came from.
+absl::StatusOr<ProbeSpec> ParseSizes(std::string_view text, SizeSyntax syntax);
+
+// One probe: ParseSizes(text, kProbeSizes).
+absl::StatusOr<ProbeSpec> ParseProbeSpec(std::string_view text);
+
+// A NAME=SIZE given as a table entry rather than text (`static` in a configuration file, or
+// Python's static={...}): the checks ParseSizes makes of one.
+absl::Status CheckNamedSize(std::string_view name, int64_t size);
 
 struct ProbeResult {
   std::string spec;  // the probe as given

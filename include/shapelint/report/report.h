@@ -35,6 +35,11 @@ struct TextOptions {
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out);
 
+// "model.onnx: error: no such file": a model that could not be loaded, as every text report
+// says it (linting's, `shapes`' and `probe`'s); standard input ("-") is "<stdin>". `color`
+// paints "error" as the text report does on a terminal.
+std::string LoadErrorText(const std::string& path, const std::string& error, bool color = false);
+
 // GitHub Actions workflow commands, one per finding ("::error file=...,title=...::message"),
 // which GitHub shows as annotations on the model file; load errors as errors too.
 void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out);

@@ -4,8 +4,10 @@
 #ifndef SHAPELINT_REPORT_SHAPES_H_
 #define SHAPELINT_REPORT_SHAPES_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
@@ -15,9 +17,11 @@ namespace shapelint::report {
 
 struct ShapesReport {
   std::string path;
-  const ir::Model* model = nullptr;
+  const ir::Model* model = nullptr;  // nullptr when `error` is set
   const infer::Inference* inference = nullptr;
   const sym::Binding* at = nullptr;  // sizes to evaluate every dim at, or nullptr
+  // Set when the model could not be loaded: the reason, without the path in front.
+  std::optional<std::string> error;
 };
 
 void WriteShapesText(const ShapesReport& report, std::ostream& out);

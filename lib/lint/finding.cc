@@ -1,7 +1,8 @@
+// Severity names, as reports print them and configuration files and options spell them.
+#include "shapelint/lint/finding.h"
+
 #include <optional>
 #include <string_view>
-
-#include "shapelint/lint/finding.h"
 
 namespace shapelint::lint {
 

@@ -1,0 +1,137 @@
+#include "report/finding_text.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace shapelint::report {
+namespace {
+
+// Debian's Abseil is built with its own absl::string_view, which std::string_view does not
+// convert to: string_views go through std::string before reaching absl::StrCat.
+
+std::string RangeText(const lint::SymbolRange& r, const TextStyle& style) {
+  const std::string symbol = style.name(r.symbol);
+  if (r.min && r.max) {
+    if (*r.min == *r.max) return absl::StrCat(symbol, " = ", *r.min);
+    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]");
+  }
+  if (r.max) return absl::StrCat(symbol, " <= ", *r.max);
+  // Sizes are at least 1 anyway; "seq >= 1" would only add noise.
+  if (r.min && *r.min > 1) return absl::StrCat(symbol, " >= ", *r.min);
+  return "";
+}
+
+// "at s0=2, s1=3 (x: [2, 3])", or "with x: [2, 3]" when no symbol is bound.
+std::string WhereText(const lint::Counterexample& cx, const TextStyle& style) {
+  std::vector<std::string> binding;
+  for (const auto& [symbol, size] : cx.binding) {
+    binding.push_back(absl::StrCat(style.name(symbol), "=", size));
+  }
+  std::vector<std::string> inputs;
+  for (const auto& [input, dims] : cx.inputs) {
+    inputs.push_back(absl::StrCat(style.name(input), ": ", DimsText(dims)));
+  }
+  if (binding.empty()) {
+    return inputs.empty() ? "" : absl::StrCat("with ", absl::StrJoin(inputs, ", "));
+  }
+  std::string where = absl::StrCat("at ", absl::StrJoin(binding, ", "));
+  if (!inputs.empty()) absl::StrAppend(&where, " (", absl::StrJoin(inputs, ", "), ")");
+  return where;
+}
+
+// What goes wrong. An output that differs from its declaration is the most concrete evidence
+// there is; the failure text is used when the graph stops before producing its outputs.
+std::string WhatText(const lint::Counterexample& cx, const TextStyle& style) {
+  std::vector<std::string> mismatches;
+  if (!cx.node_fails) {
+    for (const lint::ShapeAt& o : cx.outputs) {
+      if (!o.expected || o.actual == *o.expected) continue;
+      mismatches.push_back(absl::StrCat("output '", style.name(o.value), "' is ",
+                                        DimsText(o.actual), ", declared ", DimsText(*o.expected)));
+    }
+  }
+  if (!mismatches.empty()) return absl::StrJoin(mismatches, "; ");
+  const std::string node = NodePath(cx.failing_node, style);
+  if (!cx.failure.empty()) {
+    // A node that runs but computes the wrong thing is named without claiming it fails.
+    if (node.empty()) return style.text(cx.failure);
+    return absl::StrCat(node, cx.node_fails ? " fails: " : ": ", style.text(cx.failure));
+  }
+  return node.empty() ? "" : absl::StrCat("the model breaks at ", node);
+}
+
+}  // namespace
+
+std::string AsIs(std::string_view s) { return std::string(s); }
+
+std::string NodeLabel(const lint::NodeRef& node) {
+  if (!node.label.empty()) return node.label;
+  if (!node.name.empty()) return node.name;
+  if (!node.op_type.empty() && node.index >= 0) {
+    return absl::StrCat("<", node.op_type, " #", node.index, ">");
+  }
+  return "";
+}
+
+std::string DimsText(const std::vector<int64_t>& dims) {
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+std::string NodePath(const lint::NodeRef& node, const TextStyle& style) {
+  const std::string label = NodeLabel(node);
+  if (label.empty()) return "";
+  if (node.graph.empty()) return style.name(label);
+  // PyTorch names nodes by module path ("/avgpool/AveragePool"); "main//avgpool/AveragePool"
+  // would read as an empty path component, so the separator is not doubled.
+  const char* separator = absl::StartsWith(label, "/") ? "" : "/";
+  return style.name(absl::StrCat(node.graph, separator, label));
+}
+
+std::string WitnessText(const lint::Witness& witness, const TextStyle& style) {
+  if (!witness.summary.empty()) return style.text(witness.summary);
+  std::vector<std::string> parts;
+  for (const lint::SymbolRange& r : witness.ranges) {
+    std::string part = RangeText(r, style);
+    if (!part.empty()) parts.push_back(std::move(part));
+  }
+  for (const std::string& relation : witness.relations) parts.push_back(style.name(relation));
+  if (parts.empty()) return "";
+  return absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
+}
+
+std::string CounterexampleText(const lint::Counterexample& cx, const TextStyle& style) {
+  const std::string where = WhereText(cx, style);
+  const std::string what = WhatText(cx, style);
+  if (where.empty()) return what;
+  if (what.empty()) return where;
+  return absl::StrCat(where, ": ", what);
+}
+
+std::string NoteText(const lint::Note& note, const TextStyle& style) {
+  std::string where;
+  if (note.node &&
+      (note.node->label.empty() || !absl::StrContains(note.message, note.node->label))) {
+    where = NodePath(*note.node, style);
+  }
+  if (where.empty()) return style.text(note.message);
+  return absl::StrCat(where, ": ", style.text(note.message));
+}
+
+std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& style) {
+  std::vector<Evidence> evidence;
+  if (finding.witness) {
+    std::string text = WitnessText(*finding.witness, style);
+    if (!text.empty()) evidence.push_back({"witness", std::move(text)});
+  }
+  if (finding.counterexample) {
+    std::string text = CounterexampleText(*finding.counterexample, style);
+    if (!text.empty()) evidence.push_back({"counterexample", std::move(text)});
+  }
+  for (const lint::Note& note : finding.notes) {
+    evidence.push_back({"note", NoteText(note, style)});
+  }
+  return evidence;
+}
+
+}  // namespace shapelint::report
