@@ -24,6 +24,7 @@ constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
 
 std::string DimsText(const std::vector<sym::MaybeExpr>& dims) {
   std::vector<std::string> parts;
+  parts.reserve(dims.size());
   for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
   return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
 }

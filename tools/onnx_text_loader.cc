@@ -69,16 +69,16 @@ Module Load() {
 
 TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std::string& error) {
   // Loaded once, by whichever thread reads a text model first.
-  static const Module module = Load();
-  if (module.parse == nullptr) {
-    error = module.error;
+  static const Module kModule = Load();
+  if (kModule.parse == nullptr) {
+    error = kModule.error;
     return TextParse::kUnavailable;
   }
   std::string said;
   const ShapelintTextSink append = [](void* sink, const char* data, std::size_t size) {
     static_cast<std::string*>(sink)->append(data, size);
   };
-  if (!module.parse(text, &said, append)) {
+  if (!kModule.parse(text, &said, append)) {
     error = std::move(said);
     return TextParse::kInvalid;
   }

@@ -15,6 +15,7 @@ TensorFact IntList(const std::vector<int64_t>& values, bool scalar, OriginId ori
   f.shape = scalar ? Dims{} : Dims{sym::Expr::Constant(static_cast<int64_t>(values.size()))};
   if (static_cast<int64_t>(values.size()) <= kMaxTrackedElements) {
     std::vector<Element> elems;
+    elems.reserve(values.size());
     for (int64_t v : values) elems.push_back({sym::Expr::Constant(v), origin});
     f.values = std::move(elems);
   }

@@ -250,6 +250,7 @@ void InferCompress(OpContext& ctx) {
   if (!x.values || !cond || !len || fails || (axis && x.rank() != 1)) return;
   if (static_cast<int64_t>(x.values->size()) != *len) return;
   std::vector<Element> vals;
+  vals.reserve(kept.size());
   for (int64_t i : kept) vals.push_back((*x.values)[i]);
   y.values = std::move(vals);
 }
@@ -393,6 +394,7 @@ void InferUnique(OpContext& ctx) {
   if (!all_const) return;
   auto ints = [](const std::vector<int64_t>& v) {
     std::vector<Element> out;
+    out.reserve(v.size());
     for (int64_t i : v) out.push_back({Expr::Constant(i), kNoOrigin});
     return out;
   };

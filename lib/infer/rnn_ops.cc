@@ -68,7 +68,7 @@ void InferRecurrent(OpContext& ctx, const char* op, int state_outputs) {
   }
   const Dims state = layout == 0 ? Dims{C(dirs), batch, hidden} : Dims{batch, C(dirs), hidden};
   for (int s = 0; s < state_outputs; ++s) {
-    if (ctx.num_outputs() > static_cast<size_t>(1 + s)) ctx.out(1 + s).shape = state;
+    if (ctx.num_outputs() > static_cast<size_t>(s) + 1) ctx.out(1 + s).shape = state;
   }
 }
 

@@ -47,7 +47,10 @@ void OnSigbus(int sig, siginfo_t* info, void* context) {
       }
       // The page is past the file's new end. Zeros in its place let the read go on; the loader
       // sees `hit` and reports the file instead of what it read.
-      void* page = reinterpret_cast<void*>(address & ~(page_size - 1));
+      // The faulting address as an integer, rounded down to its page: mmap needs it back as a
+      // pointer.
+      void* page =
+          reinterpret_cast<void*>(address & ~(page_size - 1));  // NOLINT(performance-no-int-to-ptr)
       if (::mmap(page, page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
           MAP_FAILED) {
         slot.hit.store(true, std::memory_order_relaxed);

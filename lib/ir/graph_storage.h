@@ -55,7 +55,7 @@ struct GraphStorage {
   // names in values: a fifth of the memory of a table of names and ids, which was 7 to 10 % of
   // the heap peak on the decoders of docs/performance.md.
   struct IdByName {
-    using is_transparent = void;
+    using is_transparent = void;  // NOLINT(readability-identifier-naming): absl's name
     const std::vector<Value>* values;
     size_t operator()(ValueId id) const { return NameHash{}((*values)[id].name); }
     size_t operator()(std::string_view name) const { return NameHash{}(name); }

@@ -21,7 +21,7 @@ TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std
   }
   if (!status.IsOK()) {
     // Without Abseil's StripAsciiWhitespace: the module that holds this file links libonnx only.
-    const std::string message = status.ErrorMessage();
+    const std::string& message = status.ErrorMessage();
     const size_t first = message.find_first_not_of(" \t\r\n");
     const size_t last = message.find_last_not_of(" \t\r\n");
     error = first == std::string::npos ? "" : message.substr(first, last - first + 1);

@@ -34,7 +34,8 @@ TextParse ParseOnnxText(const char* text, ONNX_NAMESPACE::ModelProto& model, std
 // The build the module comes from: SHAPELINT_VERSION "+abi" SHAPELINT_TEXT_MODULE_ABI. The
 // binary calls the parser only when this is its own, so that a module left over from another
 // version or build is refused with a message instead of being called with the wrong contract.
-extern "C" const char* shapelint_onnx_text_build();
+// C symbols, looked up by name with dlsym: lower case, prefixed, unlike the C++ functions.
+extern "C" const char* shapelint_onnx_text_build();  // NOLINT(readability-identifier-naming)
 // Bumped whenever shapelint_parse_onnx_text changes its signature or meaning.
 #define SHAPELINT_TEXT_MODULE_ABI "2"
 
@@ -45,6 +46,7 @@ using ShapelintTextSink = void (*)(void* sink, const char* data, std::size_t siz
 // false with the parser's message written to it. Only C types cross: the binary may link its
 // own copies of protobuf and of the C++ runtime (tools/cmake/static_runtime.cmake), and the
 // module those of libonnx, so neither can use the other's objects.
-extern "C" bool shapelint_parse_onnx_text(const char* text, void* sink, ShapelintTextSink append);
+extern "C" bool shapelint_parse_onnx_text(  // NOLINT(readability-identifier-naming)
+    const char* text, void* sink, ShapelintTextSink append);
 
 #endif  // SHAPELINT_LIB_IR_ONNX_TEXT_H_

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lint/selection.h"
 #include "nlohmann/json.hpp"
 
 namespace shapelint::lint {
@@ -56,12 +57,13 @@ absl::StatusOr<std::vector<std::string>> Strings(const Json& v, const std::strin
 }
 
 absl::StatusOr<std::vector<std::string>> Rules(const Json& v, const std::string& file,
-                                               const std::string& key) {
+                                               const std::string& key,
+                                               absl::Span<const RuleInfo> rules) {
   auto items = Strings(v, file, key);
   if (!items.ok()) return items.status();
   std::vector<std::string> codes;
   for (const std::string& item : *items) {
-    std::vector<std::string> found = RulesMatching(item);
+    std::vector<std::string> found = RulesMatching(item, rules);
     if (found.empty()) return Bad(file, key, absl::StrCat("unknown rule '", item, "'"));
     for (std::string& c : found) {
       if (std::find(codes.begin(), codes.end(), c) == codes.end()) codes.push_back(std::move(c));
@@ -73,16 +75,17 @@ absl::StatusOr<std::vector<std::string>> Rules(const Json& v, const std::string&
 // The settings keys of one layer; `where` prefixes error locations ("per-path.models/*").
 absl::StatusOr<Settings> ParseSettings(const Json& obj, const std::string& file,
                                        const std::string& where,
-                                       const std::set<std::string>& also_allowed) {
+                                       const std::set<std::string>& also_allowed,
+                                       absl::Span<const RuleInfo> rules) {
   Settings s;
   auto at = [&](const std::string& key) { return where.empty() ? key : where + "." + key; };
   for (const auto& [key, value] : obj.items()) {
     if (key == "select") {
-      auto r = Rules(value, file, at(key));
+      auto r = Rules(value, file, at(key), rules);
       if (!r.ok()) return r.status();
       s.select = *std::move(r);
     } else if (key == "extend-select" || key == "ignore") {
-      auto r = Rules(value, file, at(key));
+      auto r = Rules(value, file, at(key), rules);
       if (!r.ok()) return r.status();
       (key == "ignore" ? s.ignore : s.extend_select) = *std::move(r);
     } else if (key == "fail-on") {
@@ -106,9 +109,10 @@ absl::StatusOr<Settings> ParseSettings(const Json& obj, const std::string& file,
     } else if (key == "static") {
       if (!value.is_object()) return Bad(file, at(key), "expected a table of NAME = SIZE");
       for (const auto& [name, size] : value.items()) {
-        if (!size.is_number_integer()) return Bad(file, at(key + "." + name), "expected a size");
+        const std::string where = at(absl::StrCat(key, ".", name));
+        if (!size.is_number_integer()) return Bad(file, where, "expected a size");
         const absl::Status valid = CheckNamedSize(name, size.get<int64_t>());
-        if (!valid.ok()) return Bad(file, at(key + "." + name), std::string(valid.message()));
+        if (!valid.ok()) return Bad(file, where, std::string(valid.message()));
         s.static_dims.emplace_back(name, size.get<int64_t>());
       }
     } else if (also_allowed.count(key) == 0) {
@@ -118,12 +122,13 @@ absl::StatusOr<Settings> ParseSettings(const Json& obj, const std::string& file,
   return s;
 }
 
-absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file) {
+absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file,
+                                absl::Span<const RuleInfo> rules) {
   if (!doc.is_object()) return Bad(file, "top level", "expected an object");
   Config config;
   config.file = file;
   config.dir = fs::path(file).parent_path().string();
-  auto settings = ParseSettings(doc, file, "", {"per-path", "suppress"});
+  auto settings = ParseSettings(doc, file, "", {"per-path", "suppress"}, rules);
   if (!settings.ok()) return settings.status();
   config.settings = *std::move(settings);
   if (doc.contains("per-path")) {
@@ -132,7 +137,7 @@ absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file) {
     for (const auto& [glob, entry] : per_path.items()) {
       const std::string where = absl::StrCat("per-path.\"", glob, "\"");
       if (!entry.is_object()) return Bad(file, where, "expected a table of settings");
-      auto s = ParseSettings(entry, file, where, {});
+      auto s = ParseSettings(entry, file, where, {}, rules);
       if (!s.ok()) return s.status();
       config.per_path.push_back({glob, *std::move(s)});
     }
@@ -146,10 +151,11 @@ absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file) {
       if (!entry.is_object()) return Bad(file, where, "expected a table");
       Suppression s;
       for (const auto& [key, value] : entry.items()) {
-        if (!value.is_string()) return Bad(file, where + "." + key, "expected a string");
+        if (!value.is_string())
+          return Bad(file, absl::StrCat(where, ".", key), "expected a string");
         const std::string text = value.get<std::string>();
         if (key == "rule") {
-          s.codes = RulesMatching(text);
+          s.codes = RulesMatching(text, rules);
           if (s.codes.empty()) {
             return Bad(file, where + ".rule", absl::StrCat("unknown rule '", text, "'"));
           }
@@ -161,7 +167,7 @@ absl::StatusOr<Config> FromJson(const Json& doc, const std::string& file) {
         } else if (key == "reason") {
           s.reason = text;
         } else {
-          return Bad(file, where + "." + key, "unknown key (rule, node, path, reason)");
+          return Bad(file, absl::StrCat(where, ".", key), "unknown key (rule, node, path, reason)");
         }
       }
       if (s.rule.empty() || s.node.empty()) {
@@ -303,15 +309,17 @@ absl::StatusOr<DynamicAxis> ParseDynamicAxis(std::string_view text) {
   return d;
 }
 
-absl::StatusOr<Config> ParseJsonConfig(std::string_view text, const std::string& file) {
+absl::StatusOr<Config> ParseJsonConfig(std::string_view text, const std::string& file,
+                                       absl::Span<const RuleInfo> rules) {
   Json doc = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false,
                          /*ignore_comments=*/true);
   if (doc.is_discarded()) return Bad(file, "JSON", "not valid JSON");
-  return FromJson(doc, file);
+  return FromJson(doc, file, rules);
 }
 
 absl::StatusOr<std::optional<Config>> ParsePyprojectConfig(std::string_view text,
-                                                           const std::string& file) {
+                                                           const std::string& file,
+                                                           absl::Span<const RuleInfo> rules) {
   toml::table doc;
   try {
     doc = toml::parse(text, file);
@@ -323,23 +331,27 @@ absl::StatusOr<std::optional<Config>> ParsePyprojectConfig(std::string_view text
   if (!table->is_table()) return Bad(file, "tool.onnx-shapelint", "expected a table");
   auto json = TomlToJson(*table);
   if (!json) return Bad(file, "tool.onnx-shapelint", "dates and times are not settings");
-  auto config = FromJson(*json, file);
+  auto config = FromJson(*json, file, rules);
   if (!config.ok()) return config.status();
   return std::optional<Config>(*std::move(config));
 }
 
-absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path) {
+absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path,
+                                                 absl::Span<const RuleInfo> rules) {
   bool ok = false;
   const std::string text = ReadAll(path, &ok);
   if (!ok) return absl::NotFoundError(absl::StrCat(path, ": cannot read the configuration"));
-  if (fs::path(path).filename() == kPyprojectName) return ParsePyprojectConfig(text, path);
-  auto config = ParseJsonConfig(text, path);
+  if (fs::path(path).filename() == kPyprojectName) {
+    return ParsePyprojectConfig(text, path, rules);
+  }
+  auto config = ParseJsonConfig(text, path, rules);
   if (!config.ok()) return config.status();
   return std::optional<Config>(*std::move(config));
 }
 
-absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path) {
-  ConfigFinder finder;
+absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path,
+                                                 absl::Span<const RuleInfo> rules) {
+  ConfigFinder finder(rules);
   absl::StatusOr<std::shared_ptr<const Config>> found = finder.Find(model_path);
   if (!found.ok()) return found.status();
   if (*found == nullptr) return std::optional<Config>();
@@ -367,7 +379,7 @@ absl::StatusOr<std::shared_ptr<const Config>> ConfigFinder::Find(const std::stri
     for (std::string_view name : {kJsonName, kPyprojectName}) {
       const fs::path candidate = dir / std::string(name);
       if (!fs::is_regular_file(candidate, ec)) continue;
-      absl::StatusOr<std::optional<Config>> config = ReadConfig(candidate.string());
+      absl::StatusOr<std::optional<Config>> config = ReadConfig(candidate.string(), rules_);
       if (!config.ok()) {
         found = config.status();
       } else if (!*config) {
@@ -385,18 +397,8 @@ absl::StatusOr<std::shared_ptr<const Config>> ConfigFinder::Find(const std::stri
   return found;
 }
 
-std::vector<std::string> RulesMatching(std::string_view item) {
-  const std::string text(item);
-  std::vector<std::string> codes;
-  for (const RuleInfo& rule : AllRules()) {
-    const std::string code(rule.code);
-    if (absl::EqualsIgnoreCase(text, "ALL") || absl::EqualsIgnoreCase(text, code) ||
-        absl::EqualsIgnoreCase(text, std::string(rule.name)) ||
-        (text.size() >= 2 && absl::StartsWithIgnoreCase(code, text))) {
-      codes.push_back(code);
-    }
-  }
-  return codes;
+std::vector<std::string> RulesMatching(std::string_view item, absl::Span<const RuleInfo> rules) {
+  return CodesMatching(rules, item);
 }
 
 bool GlobMatch(std::string_view pattern, std::string_view path) { return GlobFrom(pattern, path); }

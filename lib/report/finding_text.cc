@@ -101,8 +101,8 @@ std::string WitnessText(const lint::Witness& witness, const TextStyle& style) {
 }
 
 std::string CounterexampleText(const lint::Counterexample& cx, const TextStyle& style) {
-  const std::string where = WhereText(cx, style);
-  const std::string what = WhatText(cx, style);
+  std::string where = WhereText(cx, style);
+  std::string what = WhatText(cx, style);
   if (where.empty()) return what;
   if (what.empty()) return where;
   return absl::StrCat(where, ": ", what);

@@ -16,6 +16,7 @@ namespace {
 
 std::string Sizes(const std::vector<std::pair<std::string, int64_t>>& sizes) {
   std::vector<std::string> parts;
+  parts.reserve(sizes.size());
   for (const auto& [s, v] : sizes) parts.push_back(absl::StrCat(s, "=", v));
   return absl::StrJoin(parts, ", ");
 }

@@ -32,6 +32,7 @@ std::vector<RuleCount> Count(const std::vector<ModelResult>& results) {
     }
   }
   std::vector<RuleCount> counts;
+  counts.reserve(by_rule.size());
   for (auto& [rule, c] : by_rule) counts.push_back(std::move(c));
   std::stable_sort(counts.begin(), counts.end(), [](const RuleCount& a, const RuleCount& b) {
     return std::tie(b.count, a.rule) < std::tie(a.count, b.rule);

@@ -269,8 +269,8 @@ Expr::Expr() {
   // Cached: default construction is frequent and should not take the table lock. Always the
   // process-wide node, also inside a scope (which finds it there when it builds a 0): small
   // constants come from the process-wide cache.
-  static const ExprNode* const zero = InternPolyNode(0, {});
-  node_ = zero;
+  static const ExprNode* const kZero = InternPolyNode(0, {});
+  node_ = kZero;
 }
 
 Expr Expr::Constant(int64_t value) { return Expr(InternPolyNode(value, {})); }

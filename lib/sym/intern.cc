@@ -130,8 +130,8 @@ class GlobalTable {
 };
 
 GlobalTable& Global() {
-  static GlobalTable* const table = new GlobalTable;
-  return *table;
+  static GlobalTable* const kTable = new GlobalTable;
+  return *kTable;
 }
 
 }  // namespace

@@ -153,9 +153,9 @@ class Parser {
       SkipSpace();
       size_t op_pos = pos_;
       enum class Op { kMul, kSlash, kFloorDiv, kMod } op;
-      if (LookingAt("**")) {
-        return acc;  // Only reachable after a complete power; let the caller report it.
-      } else if (Consume("*")) {
+      // Only reachable after a complete power; let the caller report it.
+      if (LookingAt("**")) return acc;
+      if (Consume("*")) {
         op = Op::kMul;
       } else if (Consume("//")) {
         op = Op::kFloorDiv;

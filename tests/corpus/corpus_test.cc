@@ -14,6 +14,7 @@
 #include "lint/analysis.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "test_files.h"
 
 namespace shapelint::lint {
 namespace {
@@ -24,9 +25,7 @@ using nlohmann::json;
 TEST_CASE("real torch exports: findings and static evaluation agree with ONNX Runtime",
           "[corpus]") {
   const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "torch";
-  std::ifstream in(dir / "labels.json");
-  REQUIRE(in);
-  const json labels = json::parse(in);
+  const json labels = json::parse(testing::ReadFile(dir / "labels.json"));
   int models = 0, breaking = 0, caught = 0, false_alarms = 0, runs = 0;
   for (const auto& [file, label] : labels["models"].items()) {
     {

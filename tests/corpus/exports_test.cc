@@ -23,6 +23,7 @@
 #include "lint/analysis.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "test_files.h"
 
 namespace shapelint::lint {
 namespace {
@@ -149,9 +150,8 @@ void Report(const std::string& mode, const Score& s) {
 
 TEST_CASE("real exports: recall, false alarms and blame from the model alone", "[corpus]") {
   const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "exports";
-  std::ifstream in(dir / "ground_truth.json");
-  REQUIRE(in);
-  const Score s = ScoreCorpus(dir, json::parse(in), /*with_export_dims=*/false);
+  const Score s = ScoreCorpus(dir, json::parse(testing::ReadFile(dir / "ground_truth.json")),
+                              /*with_export_dims=*/false);
   Report("model alone", s);
   CHECK(s.false_warnings <= kMaxWarnedHealthy);
   CHECK(s.caught >= kMinRecall * s.breaking);
@@ -159,9 +159,8 @@ TEST_CASE("real exports: recall, false alarms and blame from the model alone", "
 
 TEST_CASE("real exports: recall, false alarms and blame told the export sizes", "[corpus]") {
   const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "exports";
-  std::ifstream in(dir / "ground_truth.json");
-  REQUIRE(in);
-  const Score s = ScoreCorpus(dir, json::parse(in), /*with_export_dims=*/true);
+  const Score s = ScoreCorpus(dir, json::parse(testing::ReadFile(dir / "ground_truth.json")),
+                              /*with_export_dims=*/true);
   Report("with --export-dims", s);
   CHECK(s.false_warnings <= kMaxWarnedHealthyWithExportDims);
   CHECK(s.caught >= kMinRecallWithExportDims * s.breaking);
@@ -170,9 +169,7 @@ TEST_CASE("real exports: recall, false alarms and blame told the export sizes", 
 
 TEST_CASE("real exports: static evaluation gives ONNX Runtime's output shapes", "[corpus]") {
   const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "exports";
-  std::ifstream in(dir / "ground_truth.json");
-  REQUIRE(in);
-  const json truth = json::parse(in);
+  const json truth = json::parse(testing::ReadFile(dir / "ground_truth.json"));
   int shapes_compared = 0, shapes_unknown = 0;
   for (const auto& [file, label] : truth["models"].items()) {
     INFO("model " << file << ": " << label["source"].get<std::string>());

@@ -14,24 +14,21 @@
 #include <fstream>
 #include <string>
 
+#include "test_files.h"
+
 namespace shapelint::ir {
 namespace {
 
-// A file in the temporary directory, removed at the end of the test.
+// A file of its own temporary directory, written again at each Write.
 class TempFile {
  public:
-  explicit TempFile(const std::string& name)
-      : path_((std::filesystem::temp_directory_path() /
-               ("shapelint_" + name + "_" + std::to_string(::getpid())))
-                  .string()) {}
-  ~TempFile() { std::filesystem::remove(path_); }
+  explicit TempFile(const std::string& name) : name_(name), path_(dir_.Write(name, "")) {}
   const std::string& path() const { return path_; }
-  void Write(const std::string& bytes) const {
-    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    out << bytes;
-  }
+  void Write(const std::string& bytes) const { dir_.Write(name_, bytes); }
 
  private:
+  testing::TempDir dir_;
+  std::string name_;
   std::string path_;
 };
 

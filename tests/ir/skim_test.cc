@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "shapelint/ir/load.h"
+#include "test_files.h"
 
 namespace shapelint::ir {
 namespace {
@@ -244,15 +245,9 @@ TEST_CASE("the progress hint moves forward through each pass", "[ir][skim]") {
 TEST_CASE("a mapped model past the progress steps loads whole", "[ir][skim]") {
   // The loader drops the pages the skimmer has passed; the small constant and the node after
   // them must still read as written.
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("shapelint_skim_" + std::to_string(::getpid()) + ".onnx"))
-                               .string();
-  {
-    std::ofstream out(path, std::ios::binary);
-    REQUIRE(ModelPastTwoSteps().SerializeToOstream(&out));
-  }
+  const testing::TempDir dir;
+  const std::string path = dir.Write("skim.onnx", ModelPastTwoSteps().SerializeAsString());
   auto load = LoadModel(path);
-  std::filesystem::remove(path);
   INFO(load.status().message());
   REQUIRE(load.ok());
   const Graph& graph = (*load)->graph();

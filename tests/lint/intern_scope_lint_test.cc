@@ -15,6 +15,7 @@
 #include "shapelint/lint/lint.h"
 #include "shapelint/report/report.h"
 #include "shapelint/sym/expr.h"
+#include "test_files.h"
 
 namespace shapelint::lint {
 namespace {
@@ -37,10 +38,8 @@ std::unique_ptr<ir::Model> Load(const std::string& text) {
 }
 
 std::unique_ptr<ir::Model> LoadFile(const std::string& relative) {
-  std::ifstream in(std::string(SHAPELINT_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  auto model = ir::LoadModelFromBytes(bytes.str(), relative);
+  auto model = ir::LoadModelFromBytes(
+      testing::ReadFile(std::string(SHAPELINT_SOURCE_DIR) + "/" + relative), relative);
   INFO(relative << ": " << model.status().ToString());
   REQUIRE(model.ok());
   return *std::move(model);

@@ -114,7 +114,7 @@ class AttributeValue {
 template <typename Item, typename Get>
 class MappedRange {
  public:
-  class iterator {
+  class iterator {  // NOLINT(readability-identifier-naming): the standard name
    public:
     iterator(const Item* at, Get get) : at_(at), get_(get) {}
     decltype(auto) operator*() const { return get_(*at_); }

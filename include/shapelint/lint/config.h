@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
 
@@ -66,18 +67,24 @@ struct Config {
   bool Suppressed(std::string_view path, const Finding& finding) const;
 };
 
+// The functions below resolve the rules a configuration names against `rules`: by default the
+// built-in ones (AllRules), evaluated where the function is called.
+
 // Parses a configuration in JSON (`.onnx-shapelint.json`) or in TOML (the
 // `[tool.onnx-shapelint]` table of `pyproject.toml`, or nullopt when it has none). `file` names
-// it in errors; unknown keys and wrong types are errors.
-absl::StatusOr<Config> ParseJsonConfig(std::string_view text, const std::string& file);
-absl::StatusOr<std::optional<Config>> ParsePyprojectConfig(std::string_view text,
-                                                           const std::string& file);
+// it in errors; unknown keys, wrong types and rules that `rules` does not have are errors.
+absl::StatusOr<Config> ParseJsonConfig(std::string_view text, const std::string& file,
+                                       absl::Span<const RuleInfo> rules = AllRules());
+absl::StatusOr<std::optional<Config>> ParsePyprojectConfig(
+    std::string_view text, const std::string& file, absl::Span<const RuleInfo> rules = AllRules());
 // Reads the configuration file at `path` (either kind, by its name).
-absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path);
+absl::StatusOr<std::optional<Config>> ReadConfig(const std::string& path,
+                                                 absl::Span<const RuleInfo> rules = AllRules());
 // The configuration that applies to the model at `model_path`: the nearest directory, from the
 // model's own upwards, that has `.onnx-shapelint.json` or a `pyproject.toml` with a
 // `[tool.onnx-shapelint]` table (the JSON file wins in the same directory). nullopt if none.
-absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path);
+absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path,
+                                                 absl::Span<const RuleInfo> rules = AllRules());
 
 // FindConfig for many models at once: remembers what applies in every directory it has looked
 // in, so that models in sibling directories share the walk up (a corpus with one model per
@@ -85,19 +92,22 @@ absl::StatusOr<std::optional<Config>> FindConfig(const std::string& model_path);
 // once. Not thread-safe.
 class ConfigFinder {
  public:
+  explicit ConfigFinder(absl::Span<const RuleInfo> rules = AllRules()) : rules_(rules) {}
   // What FindConfig(model_path) gives, shared; nullptr when no configuration applies.
   absl::StatusOr<std::shared_ptr<const Config>> Find(const std::string& model_path);
 
  private:
+  absl::Span<const RuleInfo> rules_;
   absl::flat_hash_map<std::string, absl::StatusOr<std::shared_ptr<const Config>>> by_dir_;
 };
 
 // "x:2=height" (input x, axis 2, named height) or "x:-1" (unnamed), as --dynamic takes it.
 absl::StatusOr<DynamicAxis> ParseDynamicAxis(std::string_view text);
 
-// The codes of the rules `item` names, in registry order: a code or a name in any case, a code
-// prefix of two or more characters ("SL00"), or "ALL". Empty when it names none.
-std::vector<std::string> RulesMatching(std::string_view item);
+// The codes of the rules of `rules` that `item` names, in their order: a code or a name in any
+// case, a code prefix of two or more characters ("SL00"), or "ALL". Empty when it names none.
+std::vector<std::string> RulesMatching(std::string_view item,
+                                       absl::Span<const RuleInfo> rules = AllRules());
 
 // Whether `path` matches the glob `pattern` ('*' within a path component, '**' across
 // components, '?' one character), both relative paths with '/' separators.
