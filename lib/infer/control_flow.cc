@@ -225,22 +225,15 @@ void InferLoop(OpContext& ctx, SubgraphRunner& runner) {
 // an optional sequence_lens input first and a batch axis 0 in front of every state, scan
 // input and output (scan inputs are [batch, sequence, ...], always scanned along axis 1);
 // the body sees no batch axis. Scan-9 drops both and scans along scan_input_axes.
-void InferScan(OpContext& ctx, SubgraphRunner& runner) {
-  const ir::Graph* body = ctx.graph().Subgraph(ctx.node_index(), "body");
-  if (body == nullptr) return;
-  const bool batched = ctx.opset() < 9;
-  const size_t first = batched ? 1 : 0;  // Scan-8's input 0 is sequence_lens
-  auto num_scan_inputs = ctx.AttrInt("num_scan_inputs");
-  if (!num_scan_inputs || *num_scan_inputs < 0 || *num_scan_inputs + first > ctx.num_inputs()) {
-    return;
-  }
-  const size_t m = *num_scan_inputs, n = ctx.num_inputs() - first - m;
-  auto input_axes = batched ? std::vector<int64_t>(m, 1)
-                            : ctx.AttrInts("scan_input_axes").value_or(std::vector<int64_t>(m, 0));
-  if (input_axes.size() != m) return;
-  // Drops Scan-8's batch axis from `fact`, requiring it to equal `batch`.
-  sym::MaybeExpr batch;
-  auto unbatch = [&](const TensorFact& fact, const std::string& what) {
+// Scan-8 carries a batch axis in front of every state and scan input and output, which the
+// body does not see; from Scan-9 on there is none.
+struct ScanBatch {
+  OpContext& ctx;
+  bool batched;
+  sym::MaybeExpr size;  // the batch size, from the first operand that has one
+
+  // Drops the batch axis from `fact`, requiring it to equal the batch size.
+  TensorFact Drop(const TensorFact& fact, const std::string& what) {
     TensorFact f = fact;
     f.values.reset();
     if (!batched || !f.shape) return f;
@@ -249,70 +242,89 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
       unknown.elem_type = f.elem_type;
       return unknown;
     }
-    if (!batch) batch = f.shape->front();
-    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, f.shape->front(), batch,
+    if (!size) size = f.shape->front();
+    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, f.shape->front(), size,
                 absl::StrCat("Scan ", what, " has the batch size along axis 0"), kNoOrigin, 0);
     f.shape->erase(f.shape->begin());
     return f;
-  };
+  }
+  // Puts the batch axis back in front of an output.
+  TensorFact Restore(TensorFact f) const {
+    if (batched && f.shape) f.shape->insert(f.shape->begin(), size);
+    return f;
+  }
+};
+
+// The body's inputs: the `n` states, then one step's slice of each of the `m` scan inputs
+// (their scan axis removed, every one required to have the first one's length, `length`).
+// nullopt when a scan axis is out of range.
+std::optional<std::vector<TensorFact>> ScanBodyInputs(OpContext& ctx, ScanBatch& batch,
+                                                      size_t first, size_t n, size_t m,
+                                                      const std::vector<int64_t>& input_axes,
+                                                      sym::MaybeExpr& length) {
   std::vector<TensorFact> inputs;
   for (size_t i = 0; i < n; ++i) {
-    inputs.push_back(batched ? unbatch(ctx.in(first + i), absl::StrCat("state ", i))
-                             : ctx.in(first + i));
+    inputs.push_back(batch.batched ? batch.Drop(ctx.in(first + i), absl::StrCat("state ", i))
+                                   : ctx.in(first + i));
   }
-  sym::MaybeExpr length;
   for (size_t j = 0; j < m; ++j) {
-    TensorFact x = unbatch(ctx.in(first + n + j), absl::StrCat("input ", j));
+    TensorFact x = batch.Drop(ctx.in(first + n + j), absl::StrCat("input ", j));
     TensorFact slice;
     slice.elem_type = x.elem_type;
     if (x.shape) {
       // Scan-8's axis 1 is axis 0 once the batch axis is gone.
-      auto axis = NormalizeAxis(batched ? 0 : input_axes[j], x.rank());
-      if (!axis) return;
+      auto axis = NormalizeAxis(batch.batched ? 0 : input_axes[j], x.rank());
+      if (!axis) return std::nullopt;
       Dims dims = *x.shape;
       if (j == 0) length = dims[*axis];
-      ctx.Require(
-          RequirementKind::kConcatDim, Relation::kEqual, dims[*axis], length,
-          absl::StrCat("Scan input ", j, " has the scan length along axis ", batched ? 1 : *axis),
-          kNoOrigin, batched ? 1 : *axis);
+      const int64_t shown = batch.batched ? 1 : *axis;
+      ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, dims[*axis], length,
+                  absl::StrCat("Scan input ", j, " has the scan length along axis ", shown),
+                  kNoOrigin, shown);
       dims.erase(dims.begin() + *axis);
       slice.shape = std::move(dims);
     }
     inputs.push_back(std::move(slice));
   }
-  // Puts the batch axis back in front of an output.
-  auto rebatch = [&](TensorFact f) {
-    if (batched && f.shape) f.shape->insert(f.shape->begin(), batch);
-    return f;
-  };
+  return inputs;
+}
+
+// The final states. A state whose shape the first step changes (a broadcast that makes it
+// max(init, slice)) often settles there: the body runs again from the first step's states, and
+// if it gives them back, that is the final state of every scan that takes at least one step.
+// Otherwise each dim the step changes becomes a fresh symbol.
+void ScanStates(OpContext& ctx, SubgraphRunner& runner, const ir::Graph& body,
+                const ScanBatch& batch, const std::vector<TensorFact>& inputs,
+                const std::vector<TensorFact>& out, size_t n, const sym::MaybeExpr& length) {
   size_t n_done = 0;
-  auto out = runner.RunSubgraph(ctx, *body, inputs, true);
-  // A state whose shape the first step changes (a broadcast that makes it max(init, slice))
-  // often settles there: run the body again from the first step's states, and if it gives
-  // them back, that is the final state of every scan that takes at least one step.
   std::vector<TensorFact> states(out.begin(), out.begin() + std::min(n, out.size()));
   if (!SameShapes(inputs, states, n) && states.size() == n && AtLeastOne(length)) {
     std::vector<TensorFact> again = inputs;
     for (size_t i = 0; i < n; ++i) again[i] = states[i];
-    auto second = runner.RunSubgraph(ctx, *body, again, false);
+    auto second = runner.RunSubgraph(ctx, body, again, false);
     if (SameShapes(states, second, n)) {
       for (size_t i = 0; i < n && i < ctx.num_outputs(); ++i) {
         TensorFact f = states[i];
         f.values.reset();
-        ctx.out(i) = rebatch(std::move(f));
+        ctx.out(i) = batch.Restore(std::move(f));
       }
       n_done = n;
     }
   }
   for (size_t i = n_done; i < n && i < ctx.num_outputs() && i < out.size(); ++i) {
-    ctx.out(i) = rebatch(Merge(inputs[i], out[i], [&](size_t axis) -> sym::MaybeExpr {
+    ctx.out(i) = batch.Restore(Merge(inputs[i], out[i], [&](size_t axis) -> sym::MaybeExpr {
       return ctx.FreshSymbol(absl::StrCat("state", i, ":", axis));
     }));
   }
+}
+
+// The scan outputs: each step's output stacked along its scan axis, `length` long.
+void ScanOutputs(OpContext& ctx, const ScanBatch& batch, const std::vector<TensorFact>& out,
+                 size_t n, const sym::MaybeExpr& length) {
   const size_t k_count = ctx.num_outputs() > n ? ctx.num_outputs() - n : 0;
   auto output_axes =
-      batched ? std::vector<int64_t>(k_count, 0)
-              : ctx.AttrInts("scan_output_axes").value_or(std::vector<int64_t>(k_count, 0));
+      batch.batched ? std::vector<int64_t>(k_count, 0)
+                    : ctx.AttrInts("scan_output_axes").value_or(std::vector<int64_t>(k_count, 0));
   if (output_axes.size() != k_count) return;
   for (size_t k = 0; k < k_count && n + k < out.size(); ++k) {
     const TensorFact& step = out[n + k];
@@ -325,8 +337,30 @@ void InferScan(OpContext& ctx, SubgraphRunner& runner) {
       dims.insert(dims.begin() + *axis, length);
       f.shape = std::move(dims);
     }
-    ctx.out(n + k) = rebatch(std::move(f));
+    ctx.out(n + k) = batch.Restore(std::move(f));
   }
+}
+
+void InferScan(OpContext& ctx, SubgraphRunner& runner) {
+  const ir::Graph* body = ctx.graph().Subgraph(ctx.node_index(), "body");
+  if (body == nullptr) return;
+  ScanBatch batch{ctx, ctx.opset() < 9, std::nullopt};
+  const size_t first = batch.batched ? 1 : 0;  // Scan-8's input 0 is sequence_lens
+  auto num_scan_inputs = ctx.AttrInt("num_scan_inputs");
+  if (!num_scan_inputs || *num_scan_inputs < 0 || *num_scan_inputs + first > ctx.num_inputs()) {
+    return;
+  }
+  const size_t m = *num_scan_inputs, n = ctx.num_inputs() - first - m;
+  auto input_axes = batch.batched
+                        ? std::vector<int64_t>(m, 1)
+                        : ctx.AttrInts("scan_input_axes").value_or(std::vector<int64_t>(m, 0));
+  if (input_axes.size() != m) return;
+  sym::MaybeExpr length;
+  auto inputs = ScanBodyInputs(ctx, batch, first, n, m, input_axes, length);
+  if (!inputs) return;
+  auto out = runner.RunSubgraph(ctx, *body, *inputs, true);
+  ScanStates(ctx, runner, *body, batch, *inputs, out, n, length);
+  ScanOutputs(ctx, batch, out, n, length);
 }
 
 }  // namespace

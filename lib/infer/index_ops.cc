@@ -318,6 +318,60 @@ void InferTopK(OpContext& ctx) {
   for (size_t i = 0; i < ctx.num_outputs() && i < 2; ++i) ctx.out(i).shape = out;
 }
 
+namespace {
+
+// Unique's four outputs over constant values: Y, indices (of the first occurrences),
+// inverse_indices and counts.
+struct UniqueOf {
+  std::vector<Element> ys;
+  std::vector<int64_t> first, inverse, counts;
+};
+
+// Unique values in order of first occurrence; `sorted` (the attribute's default) sorts them
+// ascending. Every element of `values` is a constant.
+UniqueOf ConstantUnique(const std::vector<Element>& values, bool sorted) {
+  UniqueOf u;
+  std::vector<int64_t> keys, first;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = *values[i].value->AsConstant();
+    if (std::find(keys.begin(), keys.end(), v) == keys.end()) {
+      keys.push_back(v);
+      first.push_back(static_cast<int64_t>(i));
+    }
+  }
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (sorted) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  }
+  u.counts.assign(keys.size(), 0);
+  for (size_t j : order) {
+    u.ys.push_back(values[first[j]]);
+    u.first.push_back(first[j]);
+  }
+  for (const Element& e : values) {
+    const int64_t v = *e.value->AsConstant();
+    for (size_t j = 0; j < order.size(); ++j) {
+      if (keys[order[j]] == v) {
+        u.inverse.push_back(static_cast<int64_t>(j));
+        ++u.counts[j];
+        break;
+      }
+    }
+  }
+  return u;
+}
+
+std::vector<Element> ConstantElements(const std::vector<int64_t>& v) {
+  std::vector<Element> out;
+  out.reserve(v.size());
+  for (int64_t i : v) out.push_back({Expr::Constant(i), kNoOrigin});
+  return out;
+}
+
+}  // namespace
+
 void InferUnique(OpContext& ctx) {
   const TensorFact& x = ctx.in(0);
   const size_t n_out = ctx.num_outputs();
@@ -333,52 +387,17 @@ void InferUnique(OpContext& ctx) {
   }
   // Y, indices, inverse_indices, counts. The number of unique values (or slices) is exact for
   // constant input without an axis, a fresh symbol otherwise.
-  MaybeExpr unique;
-  std::vector<Element> ys;
-  std::vector<int64_t> first, inverse, counts;
   auto dense = Dense(x);
   bool all_const = dense.has_value() && !axis;
   if (all_const) {
-    for (const Element& e : *dense->values)
-      all_const = all_const && e.value && e.value->IsConstant();
-  }
-  if (all_const) {
-    // Unique values in order of first occurrence; sorted=1 (default) sorts them ascending.
-    std::vector<int64_t> keys;
-    for (size_t i = 0; i < dense->values->size(); ++i) {
-      int64_t v = *(*dense->values)[i].value->AsConstant();
-      if (std::find(keys.begin(), keys.end(), v) == keys.end()) {
-        keys.push_back(v);
-        first.push_back(static_cast<int64_t>(i));
-      }
-    }
-    std::vector<size_t> order(keys.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    if (ctx.AttrInt("sorted", 1) != 0) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-    }
-    std::vector<int64_t> sorted_first;
-    counts.assign(keys.size(), 0);
-    for (size_t j : order) {
-      ys.push_back((*dense->values)[first[j]]);
-      sorted_first.push_back(first[j]);
-    }
     for (const Element& e : *dense->values) {
-      int64_t v = *e.value->AsConstant();
-      for (size_t j = 0; j < order.size(); ++j) {
-        if (keys[order[j]] == v) {
-          inverse.push_back(static_cast<int64_t>(j));
-          ++counts[j];
-          break;
-        }
-      }
+      all_const = all_const && e.value && e.value->IsConstant();
     }
-    first = std::move(sorted_first);
-    unique = Expr::Constant(static_cast<int64_t>(keys.size()));
-  } else {
-    unique = ctx.FreshSymbol("unique");
   }
+  std::optional<UniqueOf> known;
+  if (all_const) known = ConstantUnique(*dense->values, ctx.AttrInt("sorted", 1) != 0);
+  const MaybeExpr unique =
+      known ? Expr::Constant(static_cast<int64_t>(known->ys.size())) : ctx.FreshSymbol("unique");
   if (axis) {
     Dims out = *x.shape;
     out[*axis] = unique;
@@ -391,17 +410,11 @@ void InferUnique(OpContext& ctx) {
   if (n_out > 1) ctx.out(1).shape = Dims{unique};
   if (n_out > 2) ctx.out(2).shape = Dims{inverse_len};
   if (n_out > 3) ctx.out(3).shape = Dims{unique};
-  if (!all_const) return;
-  auto ints = [](const std::vector<int64_t>& v) {
-    std::vector<Element> out;
-    out.reserve(v.size());
-    for (int64_t i : v) out.push_back({Expr::Constant(i), kNoOrigin});
-    return out;
-  };
-  ctx.out(0).values = std::move(ys);
-  if (n_out > 1) ctx.out(1).values = ints(first);
-  if (n_out > 2) ctx.out(2).values = ints(inverse);
-  if (n_out > 3) ctx.out(3).values = ints(counts);
+  if (!known) return;
+  ctx.out(0).values = std::move(known->ys);
+  if (n_out > 1) ctx.out(1).values = ConstantElements(known->first);
+  if (n_out > 2) ctx.out(2).values = ConstantElements(known->inverse);
+  if (n_out > 3) ctx.out(3).values = ConstantElements(known->counts);
 }
 
 }  // namespace shapelint::infer

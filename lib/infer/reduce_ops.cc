@@ -174,109 +174,152 @@ std::optional<EinsumTerm> ParseTerm(std::string_view s) {
 
 }  // namespace
 
+namespace {
+
+// The operand terms of an equation without spaces, and the output term when it has "->".
+struct Equation {
+  std::vector<EinsumTerm> operands;
+  std::optional<EinsumTerm> output;  // nullopt: implicit
+};
+
+std::optional<Equation> ParseEquation(std::string_view text) {
+  std::string eq;
+  for (char c : text) {
+    if (c != ' ') eq.push_back(c);
+  }
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  Equation parsed;
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    auto t = ParseTerm(std::string_view(lhs).substr(start, comma - start));
+    if (!t) return std::nullopt;
+    parsed.operands.push_back(*t);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (arrow != std::string::npos) {
+    parsed.output = ParseTerm(std::string_view(eq).substr(arrow + 2));
+    if (!parsed.output) return std::nullopt;
+  }
+  return parsed;
+}
+
+// Every occurrence of a letter in the operands, and the dims each operand's "..." stands for.
+struct OperandDims {
+  std::map<char, std::vector<BroadcastOperand>> of_letter;
+  std::map<char, int> occurrences;
+  std::vector<Dims> ellipses;
+  bool any_ellipsis = false;
+};
+
+std::optional<OperandDims> CollectOperandDims(const OpContext& ctx,
+                                              const std::vector<EinsumTerm>& terms) {
+  OperandDims dims;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const TensorFact& f = ctx.in(i);
+    if (!f.shape) return std::nullopt;
+    const EinsumTerm& t = terms[i];
+    const int64_t named = static_cast<int64_t>(t.letters.size());
+    const int64_t ell = t.ellipsis_at >= 0 ? f.rank() - named : 0;
+    // A rank that does not fit the term: the model is invalid.
+    if (ell < 0 || (t.ellipsis_at < 0 && f.rank() != named)) return std::nullopt;
+    dims.any_ellipsis = dims.any_ellipsis || t.ellipsis_at >= 0;
+    int64_t axis = 0;
+    for (int64_t j = 0; j < named; ++j) {
+      if (j == t.ellipsis_at) {
+        dims.ellipses.emplace_back(f.shape->begin() + axis, f.shape->begin() + axis + ell);
+        axis += ell;
+      }
+      dims.of_letter[t.letters[j]].push_back({(*f.shape)[axis++], kNoOrigin});
+      ++dims.occurrences[t.letters[j]];
+    }
+    if (t.ellipsis_at == named) {
+      dims.ellipses.emplace_back(f.shape->begin() + axis, f.shape->end());
+    }
+  }
+  return dims;
+}
+
+// The dims of "..." broadcast across operands, right-aligned.
+Dims EllipsisDims(OpContext& ctx, const std::vector<Dims>& ellipses) {
+  size_t rank = 0;
+  for (const Dims& e : ellipses) rank = std::max(rank, e.size());
+  Dims dims(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    std::vector<BroadcastOperand> ops;
+    for (const Dims& e : ellipses) {
+      if (k + e.size() >= rank) ops.push_back({e[k + e.size() - rank], kNoOrigin});
+    }
+    dims[k] = BroadcastDim(
+        ctx, ops, RequirementKind::kBroadcast,
+        [&] { return absl::StrCat("Einsum: \"...\" operands broadcast at axis ", k); },
+        static_cast<int64_t>(k));
+  }
+  return dims;
+}
+
+// The output term: the explicit one when it is valid, else "..." first, then the letters that
+// occur once, in alphabetical order. numpy sorts upper case before lower case, onnxruntime the
+// other way: an implicit output mixing them is unknown.
+std::optional<EinsumTerm> OutputTerm(const Equation& eq, const OperandDims& dims,
+                                     size_t ellipsis_rank) {
+  if (eq.output) {
+    const EinsumTerm& output = *eq.output;
+    for (size_t j = 0; j < output.letters.size(); ++j) {
+      const char c = output.letters[j];
+      if (!dims.of_letter.contains(c) || output.letters.find(c) != j) return std::nullopt;
+    }
+    // Broadcast dims the output does not place: numpy rejects the equation.
+    if (output.ellipsis_at < 0 && ellipsis_rank > 0) return std::nullopt;
+    return output;
+  }
+  EinsumTerm output;
+  bool upper = false, lower = false;
+  for (const auto& [letter, n] : dims.occurrences) {
+    if (n != 1) continue;
+    output.letters.push_back(letter);
+    (std::isupper(static_cast<unsigned char>(letter)) ? upper : lower) = true;
+  }
+  if (upper && lower) return std::nullopt;
+  output.ellipsis_at = dims.any_ellipsis ? 0 : -1;
+  return output;
+}
+
+}  // namespace
+
 void InferEinsum(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = ctx.in(0).elem_type;
   auto attr = ctx.AttrString("equation");
   if (!attr) return;
-  std::string eq;
-  for (char c : *attr) {
-    if (c != ' ') eq.push_back(c);
-  }
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  std::vector<EinsumTerm> terms;
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    auto t = ParseTerm(std::string_view(lhs).substr(start, comma - start));
-    if (!t) return;
-    terms.push_back(*t);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (terms.size() != ctx.num_inputs()) return;
-  // Every occurrence of a letter, and the dims each operand's "..." stands for.
-  std::map<char, std::vector<BroadcastOperand>> letter_dims;
-  std::map<char, int> occurrences;
-  std::vector<Dims> ellipses;
-  bool any_ellipsis = false;
-  for (size_t i = 0; i < terms.size(); ++i) {
-    const TensorFact& f = ctx.in(i);
-    if (!f.shape) return;
-    const EinsumTerm& t = terms[i];
-    const int64_t named = static_cast<int64_t>(t.letters.size());
-    const int64_t ell = t.ellipsis_at >= 0 ? f.rank() - named : 0;
-    if (ell < 0 || (t.ellipsis_at < 0 && f.rank() != named)) return;  // rank mismatch: invalid
-    any_ellipsis = any_ellipsis || t.ellipsis_at >= 0;
-    int64_t axis = 0;
-    for (int64_t j = 0; j < named; ++j) {
-      if (j == t.ellipsis_at) {
-        ellipses.emplace_back(f.shape->begin() + axis, f.shape->begin() + axis + ell);
-        axis += ell;
-      }
-      letter_dims[t.letters[j]].push_back({(*f.shape)[axis++], kNoOrigin});
-      ++occurrences[t.letters[j]];
-    }
-    if (t.ellipsis_at == named) ellipses.emplace_back(f.shape->begin() + axis, f.shape->end());
-  }
+  const std::optional<Equation> eq = ParseEquation(*attr);
+  if (!eq || eq->operands.size() != ctx.num_inputs()) return;
+  const std::optional<OperandDims> dims = CollectOperandDims(ctx, eq->operands);
+  if (!dims) return;
   // A letter stands for one size everywhere; numpy (ONNX's reference) also lets a size of 1
   // broadcast, so the requirement is broadcast compatibility, which never overclaims.
   std::map<char, MaybeExpr> dim_of;
-  for (const auto& [letter_key, dims] : letter_dims) {
+  for (const auto& [letter_key, letter_dims] : dims->of_letter) {
     // A copy: C++20 lets a lambda capture a structured binding, but Clang before 16 cannot.
     const char letter = letter_key;
     dim_of[letter] = BroadcastDim(
-        ctx, dims, RequirementKind::kInnerDim,
+        ctx, letter_dims, RequirementKind::kInnerDim,
         [&] {
           return absl::StrCat("Einsum: every '", std::string(1, letter), "' in \"", *attr,
                               "\" has the same size");
         },
         -1);
   }
-  // The dims of "..." broadcast across operands, right-aligned.
-  size_t ell_rank = 0;
-  for (const Dims& e : ellipses) ell_rank = std::max(ell_rank, e.size());
-  Dims ell_dims(ell_rank);
-  for (size_t k = 0; k < ell_rank; ++k) {
-    std::vector<BroadcastOperand> ops;
-    for (const Dims& e : ellipses) {
-      if (k + e.size() >= ell_rank) ops.push_back({e[k + e.size() - ell_rank], kNoOrigin});
-    }
-    ell_dims[k] = BroadcastDim(
-        ctx, ops, RequirementKind::kBroadcast,
-        [&] { return absl::StrCat("Einsum: \"...\" operands broadcast at axis ", k); },
-        static_cast<int64_t>(k));
-  }
-  EinsumTerm output;
-  if (arrow != std::string::npos) {
-    auto t = ParseTerm(std::string_view(eq).substr(arrow + 2));
-    if (!t) return;
-    output = *t;
-    for (size_t j = 0; j < output.letters.size(); ++j) {
-      const char c = output.letters[j];
-      if (!letter_dims.contains(c) || output.letters.find(c) != j) return;  // invalid
-    }
-    // Broadcast dims the output does not place: numpy rejects the equation.
-    if (output.ellipsis_at < 0 && ell_rank > 0) return;
-  } else {
-    // Implicit output: "..." first, then the letters that occur once, in alphabetical order.
-    // numpy sorts upper case before lower case, onnxruntime the other way: mixed is unknown.
-    bool upper = false, lower = false;
-    for (const auto& [letter, n] : occurrences) {
-      if (n != 1) continue;
-      output.letters.push_back(letter);
-      (std::isupper(static_cast<unsigned char>(letter)) ? upper : lower) = true;
-    }
-    if (upper && lower) {
-      return;
-    }
-    output.ellipsis_at = any_ellipsis ? 0 : -1;
-  }
+  const Dims ell_dims = EllipsisDims(ctx, dims->ellipses);
+  const std::optional<EinsumTerm> output = OutputTerm(*eq, *dims, ell_dims.size());
+  if (!output) return;
   Dims out;
-  for (size_t j = 0; j <= output.letters.size(); ++j) {
-    if (static_cast<int>(j) == output.ellipsis_at)
+  for (size_t j = 0; j <= output->letters.size(); ++j) {
+    if (static_cast<int>(j) == output->ellipsis_at) {
       out.insert(out.end(), ell_dims.begin(), ell_dims.end());
-    if (j < output.letters.size()) out.push_back(dim_of[output.letters[j]]);
+    }
+    if (j < output->letters.size()) out.push_back(dim_of[output->letters[j]]);
   }
   y.shape = std::move(out);
 }

@@ -306,27 +306,102 @@ Json Properties(const lint::Finding& f) {
   return p;
 }
 
-}  // namespace
-
-void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
-  // Rules: the registry, in its order; then any code a finding has that the registry does not
-  // know, so that every ruleId resolves.
+// The rules section: the registry, in its order; then any code a finding has that the registry
+// does not know, so that every ruleId resolves. `index` gets each code's position.
+Json RuleDescriptors(const std::vector<ModelResult>& results, std::map<std::string, int>& index) {
   Json rules = Json::array();
-  std::map<std::string, int> rule_index;
   for (const lint::RuleInfo& info : lint::AllRules()) {
-    rule_index.try_emplace(std::string(info.code), static_cast<int>(rules.size()));
+    index.try_emplace(std::string(info.code), static_cast<int>(rules.size()));
     rules.push_back(Rule(info.code, info.name, info.summary, info.level));
   }
   for (const ModelResult& r : results) {
     for (const lint::Finding& f : r.findings) {
-      if (!rule_index.try_emplace(f.rule, static_cast<int>(rules.size())).second) continue;
+      if (!index.try_emplace(f.rule, static_cast<int>(rules.size())).second) continue;
       Json rule = Json::object();
       rule["id"] = f.rule;
       if (!f.name.empty()) rule["name"] = f.name;
       rules.push_back(std::move(rule));
     }
   }
+  return rules;
+}
 
+// A model that could not be loaded: a notification of the run, at the model's file.
+Json LoadNotification(const ModelResult& r, int artifact, Artifacts& artifacts) {
+  Json notification = Json::object();
+  notification["level"] = "error";
+  notification["message"] = Message(r.path + ": " + *r.error);
+  Json location = Json::object();
+  location["physicalLocation"] = artifacts.PhysicalLocation(artifact);
+  notification["locations"] = Json::array({std::move(location)});
+  return notification;
+}
+
+// The notes that point at a node, as related locations.
+Json RelatedLocations(const lint::Finding& f, int artifact, Artifacts& artifacts,
+                      LogicalLocations& logical) {
+  Json related = Json::array();
+  for (const lint::Note& n : f.notes) {
+    if (!n.node) continue;
+    const std::optional<int> node = logical.Node(*n.node);
+    if (!node) continue;
+    Json l = Json::object();
+    l["physicalLocation"] = artifacts.PhysicalLocation(artifact);
+    l["logicalLocations"] = Json::array({logical.Reference(*node)});
+    l["message"] = Message(n.message);
+    related.push_back(std::move(l));
+  }
+  return related;
+}
+
+Json Result(const lint::Finding& f, int rule_index, int artifact, Artifacts& artifacts,
+            LogicalLocations& logical) {
+  std::optional<int> innermost = logical.Node(f.node);
+  if (innermost && !f.attribute.empty()) innermost = logical.Attribute(*innermost, f.attribute);
+  Json location = Json::object();
+  location["physicalLocation"] = artifacts.PhysicalLocation(artifact);
+  if (innermost) location["logicalLocations"] = Json::array({logical.Reference(*innermost)});
+  Json related = RelatedLocations(f, artifact, artifacts, logical);
+  std::string fingerprint = f.rule + "\n";
+  if (innermost) {
+    fingerprint += logical.array()[*innermost]["fullyQualifiedName"].get<std::string>();
+  }
+  Json result = Json::object();
+  result["ruleId"] = f.rule;
+  result["ruleIndex"] = rule_index;
+  result["level"] = Level(f.severity);
+  result["message"] = Message(ResultText(f));
+  result["locations"] = Json::array({std::move(location)});
+  if (!related.empty()) result["relatedLocations"] = std::move(related);
+  result["partialFingerprints"] = {{std::string(kFingerprintName), Fnv1a64(fingerprint)}};
+  result["properties"] = Properties(f);
+  return result;
+}
+
+Json Run(Json rules, Json notifications, Json results, const Artifacts& artifacts,
+         const LogicalLocations& logical) {
+  Json driver = Json::object();
+  driver["name"] = "onnx-shapelint";
+  driver["version"] = std::string(lint::Version());
+  driver["informationUri"] = kRepositoryUrl;
+  driver["rules"] = std::move(rules);
+  Json invocation = Json::object();
+  invocation["executionSuccessful"] = notifications.empty();
+  if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
+  Json run = Json::object();
+  run["tool"] = {{"driver", std::move(driver)}};
+  run["invocations"] = Json::array({std::move(invocation)});
+  run["artifacts"] = artifacts.array();
+  run["logicalLocations"] = logical.array();
+  run["results"] = std::move(results);
+  return run;
+}
+
+}  // namespace
+
+void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
+  std::map<std::string, int> rule_index;
+  Json rules = RuleDescriptors(results, rule_index);
   Artifacts artifacts;
   LogicalLocations logical;
   Json notifications = Json::array();
@@ -334,76 +409,18 @@ void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
   for (const ModelResult& r : results) {
     const int artifact = artifacts.Add(r.path);
     if (r.error) {
-      Json notification = Json::object();
-      notification["level"] = "error";
-      notification["message"] = Message(r.path + ": " + *r.error);
-      Json location = Json::object();
-      location["physicalLocation"] = artifacts.PhysicalLocation(artifact);
-      notification["locations"] = Json::array({std::move(location)});
-      notifications.push_back(std::move(notification));
+      notifications.push_back(LoadNotification(r, artifact, artifacts));
       continue;
     }
     for (const lint::Finding& f : r.findings) {
-      std::optional<int> innermost = logical.Node(f.node);
-      if (innermost && !f.attribute.empty()) {
-        innermost = logical.Attribute(*innermost, f.attribute);
-      }
-      Json location = Json::object();
-      location["physicalLocation"] = artifacts.PhysicalLocation(artifact);
-      if (innermost) location["logicalLocations"] = Json::array({logical.Reference(*innermost)});
-
-      Json related = Json::array();
-      for (const lint::Note& n : f.notes) {
-        if (!n.node) continue;
-        const std::optional<int> node = logical.Node(*n.node);
-        if (!node) continue;
-        Json l = Json::object();
-        l["physicalLocation"] = artifacts.PhysicalLocation(artifact);
-        l["logicalLocations"] = Json::array({logical.Reference(*node)});
-        l["message"] = Message(n.message);
-        related.push_back(std::move(l));
-      }
-
-      std::string fingerprint = f.rule + "\n";
-      if (innermost) {
-        fingerprint += logical.array()[*innermost]["fullyQualifiedName"].get<std::string>();
-      }
-
-      Json result = Json::object();
-      result["ruleId"] = f.rule;
-      result["ruleIndex"] = rule_index.at(f.rule);
-      result["level"] = Level(f.severity);
-      result["message"] = Message(ResultText(f));
-      result["locations"] = Json::array({std::move(location)});
-      if (!related.empty()) result["relatedLocations"] = std::move(related);
-      result["partialFingerprints"] = {{std::string(kFingerprintName), Fnv1a64(fingerprint)}};
-      result["properties"] = Properties(f);
-      sarif_results.push_back(std::move(result));
+      sarif_results.push_back(Result(f, rule_index.at(f.rule), artifact, artifacts, logical));
     }
   }
-
-  Json driver = Json::object();
-  driver["name"] = "onnx-shapelint";
-  driver["version"] = std::string(lint::Version());
-  driver["informationUri"] = kRepositoryUrl;
-  driver["rules"] = std::move(rules);
-
-  Json invocation = Json::object();
-  invocation["executionSuccessful"] = notifications.empty();
-  if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
-
-  Json run = Json::object();
-  run["tool"] = {{"driver", std::move(driver)}};
-  run["invocations"] = Json::array({std::move(invocation)});
-  run["artifacts"] = artifacts.array();
-  run["logicalLocations"] = logical.array();
-  run["results"] = std::move(sarif_results);
-
   Json log = Json::object();
   log["$schema"] = kSchemaUri;
   log["version"] = kSarifVersion;
-  log["runs"] = Json::array({std::move(run)});
-
+  log["runs"] = Json::array({Run(std::move(rules), std::move(notifications),
+                                 std::move(sarif_results), artifacts, logical)});
   out << DumpJson(log) << '\n';
 }
 
