@@ -176,39 +176,10 @@ Result ApplyExplain(const std::string& option, const std::string& value, Options
   return std::nullopt;
 }
 
-// Flags: the value is always empty.
-Result ApplyQuiet(const std::string&, const std::string&, Options& options) {
-  options.quiet = true;
-  return std::nullopt;
-}
-
-Result ApplyVerbose(const std::string&, const std::string&, Options& options) {
-  options.verbose = true;
-  return std::nullopt;
-}
-
-Result ApplyStatistics(const std::string&, const std::string&, Options& options) {
-  options.statistics = true;
-  return std::nullopt;
-}
-
-Result ApplyIsolated(const std::string&, const std::string&, Options& options) {
-  options.isolated = true;
-  return std::nullopt;
-}
-
-Result ApplyListRules(const std::string&, const std::string&, Options& options) {
-  options.list_rules = true;
-  return std::nullopt;
-}
-
-Result ApplyHelp(const std::string&, const std::string&, Options& options) {
-  options.help = true;
-  return std::nullopt;
-}
-
-Result ApplyVersion(const std::string&, const std::string&, Options& options) {
-  options.version = true;
+// A flag: sets its field; the value is always empty.
+template <bool Options::*kField>
+Result ApplyFlag(const std::string&, const std::string&, Options& options) {
+  options.*kField = true;
   return std::nullopt;
 }
 
@@ -250,16 +221,16 @@ constexpr std::array kLintOptions = {
     OptionSpec{.name = "--quiet",
                .help = "Text report: print the findings only, without the\n"
                        "summary line.",
-               .apply = ApplyQuiet},
+               .apply = ApplyFlag<&Options::quiet>},
     OptionSpec{.name = "--verbose",
                .alias = "-v",
                .help = "Text report: add the symbolic expressions behind each\n"
                        "finding (the failing requirements, the node's shapes).",
-               .apply = ApplyVerbose},
+               .apply = ApplyFlag<&Options::verbose>},
     OptionSpec{.name = "--statistics",
                .help = "Print how many findings each rule has instead of the\n"
                        "findings ('text' or 'json').",
-               .apply = ApplyStatistics},
+               .apply = ApplyFlag<&Options::statistics>},
     OptionSpec{.name = "--jobs",
                .value_name = "N",
                .help = "Lint at most N models at once (default: one per core).",
@@ -291,8 +262,9 @@ constexpr std::array kLintOptions = {
                        "pyproject.toml) for every model, instead of looking for\n"
                        "the nearest one above each model (docs/configuration.md).",
                .apply = ApplyConfig},
-    OptionSpec{
-        .name = "--isolated", .help = "Use no configuration file at all.", .apply = ApplyIsolated},
+    OptionSpec{.name = "--isolated",
+               .help = "Use no configuration file at all.",
+               .apply = ApplyFlag<&Options::isolated>},
     OptionSpec{.name = "--baseline",
                .value_name = "FILE",
                .help = "Report only findings that FILE does not hold: adopt the\n"
@@ -311,7 +283,7 @@ constexpr std::array kLintOptions = {
                .apply = ApplyColor},
     OptionSpec{.name = "--list-rules",
                .help = "Print every rule (code, name, summary) and exit.",
-               .apply = ApplyListRules},
+               .apply = ApplyFlag<&Options::list_rules>},
     OptionSpec{.name = "--explain",
                .value_name = "CODE",
                .help = "Print a rule's documentation (by code or name) and\n"
@@ -319,12 +291,12 @@ constexpr std::array kLintOptions = {
                .apply = ApplyExplain},
     OptionSpec{.name = "--version",
                .help = "Print the version and exit.",
-               .apply = ApplyVersion,
+               .apply = ApplyFlag<&Options::version>,
                .acts_at_once = true},
     OptionSpec{.name = "--help",
                .alias = "-h",
                .help = "Print this help and exit.",
-               .apply = ApplyHelp,
+               .apply = ApplyFlag<&Options::help>,
                .acts_at_once = true},
     OptionSpec{.name = "--",
                .help = "End of options: every later argument is a MODEL.",
@@ -334,7 +306,7 @@ constexpr std::array kLintOptions = {
 // The subcommands' --help and "--" are not listed in their sections of --help, which is the
 // same page as linting's.
 constexpr OptionSpec kSubcommandHelp{
-    .name = "--help", .alias = "-h", .apply = ApplyHelp, .acts_at_once = true};
+    .name = "--help", .alias = "-h", .apply = ApplyFlag<&Options::help>, .acts_at_once = true};
 constexpr OptionSpec kSubcommandEnd{.name = "--", .ends_options = true};
 
 constexpr std::array kShapesOptions = {

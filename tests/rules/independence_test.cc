@@ -3,6 +3,7 @@
 // declared shape the graph contradicts, to SL003. Checked on every rule fixture, for every rule
 // that fires there: --select CODE alone and --ignore CODE against all rules on.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,19 +67,46 @@ Run LintWith(const ir::Model& model, const std::string& export_dims,
   return Run{*std::move(findings)};
 }
 
+// A rule fixture, linted with every rule on.
+struct Fixture {
+  std::unique_ptr<ir::Model> model;
+  std::string export_dims;
+  Run all;
+
+  Run With(std::optional<std::vector<std::string>> select, std::vector<std::string> ignore) const {
+    return LintWith(*model, export_dims, std::move(select), std::move(ignore));
+  }
+};
+
+Fixture Load(const fs::path& file) {
+  auto model = ir::LoadModel(file.string());
+  REQUIRE(model.ok());
+  Fixture fixture{*std::move(model), testing::FixtureExportDims(file), {}};
+  fixture.all = fixture.With(std::nullopt, {});
+  return fixture;
+}
+
+// True when another rule than `code` reported `f`'s node or dims with every rule on: what it
+// claimed went to `code` when it ran alone.
+bool HandedOver(const Finding& f, const Run& all, const std::string& code) {
+  return std::any_of(all.findings.begin(), all.findings.end(), [&](const Finding& g) {
+    const bool same_node = g.node.graph == f.node.graph && g.node.index == f.node.index;
+    const bool same_dims = std::any_of(g.symbols.begin(), g.symbols.end(), [&](auto& s) {
+      return std::find(f.symbols.begin(), f.symbols.end(), s) != f.symbols.end();
+    });
+    return g.rule != code && (same_node || same_dims);
+  });
+}
+
 TEST_CASE("a rule selected alone reports what it reports with every rule on",
           "[rules][independence]") {
   for (const fs::path& file : testing::RuleFixtures()) {
-    auto model = ir::LoadModel(file.string());
-    REQUIRE(model.ok());
-    const std::string export_dims = testing::FixtureExportDims(file);
-    const Run all = LintWith(**model, export_dims, std::nullopt, {});
-    std::set<std::string> places;
-    for (const Finding& f : all.findings) places.insert(Place(f));
+    const Fixture fixture = Load(file);
+    const Run& all = fixture.all;
     for (const RuleInfo& rule : AllRules()) {
       const std::string code(rule.code);
       INFO(file.filename().string() << " --select " << code);
-      const Run alone = LintWith(**model, export_dims, std::vector<std::string>{code}, {});
+      const Run alone = fixture.With(std::vector<std::string>{code}, {});
       const std::vector<std::string> expected = all.Whole(code);
       const std::vector<std::string> actual = alone.Whole("");
       // Everything CODE reported, unchanged.
@@ -93,15 +121,7 @@ TEST_CASE("a rule selected alone reports what it reports with every rule on",
           continue;
         }
         INFO("new finding:\n" << lint::Whole(f));
-        bool handed_over = false;
-        for (const Finding& g : all.findings) {
-          const bool same_node = g.node.graph == f.node.graph && g.node.index == f.node.index;
-          const bool same_dims = std::any_of(g.symbols.begin(), g.symbols.end(), [&](auto& s) {
-            return std::find(f.symbols.begin(), f.symbols.end(), s) != f.symbols.end();
-          });
-          handed_over = handed_over || (g.rule != code && (same_node || same_dims));
-        }
-        CHECK(handed_over);
+        CHECK(HandedOver(f, all, code));
       }
     }
   }
@@ -110,15 +130,13 @@ TEST_CASE("a rule selected alone reports what it reports with every rule on",
 TEST_CASE("an ignored rule leaves the others' findings and hands contradictions on",
           "[rules][independence]") {
   for (const fs::path& file : testing::RuleFixtures()) {
-    auto model = ir::LoadModel(file.string());
-    REQUIRE(model.ok());
-    const std::string export_dims = testing::FixtureExportDims(file);
-    const Run all = LintWith(**model, export_dims, std::nullopt, {});
+    const Fixture fixture = Load(file);
+    const Run& all = fixture.all;
     std::set<std::string> fired;
     for (const Finding& f : all.findings) fired.insert(f.rule);
     for (const std::string& code : fired) {
       INFO(file.filename().string() << " --ignore " << code);
-      const Run without = LintWith(**model, export_dims, std::nullopt, {code});
+      const Run without = fixture.With(std::nullopt, {code});
       std::set<std::string> places;
       for (const Finding& f : without.findings) {
         CHECK(f.rule != code);
