@@ -47,6 +47,9 @@ class Analysis {
   // True when a rule claimed a cause whose culprit is `node` of `graph`.
   bool Claimed(const ir::Graph& graph, int node) const;
 
+  // Requirements that hold exactly up to a size: bounds of the model's design (lint/pins.h).
+  const std::vector<Bound>& bounds() const { return pins_.bounds; }
+
   // The sizes under which every pin holds (best effort), and every input symbol's value there.
   const sym::Binding& witness() const { return solution_.witness(); }
   // Where `symbols` may move while everything else stays at the witness.

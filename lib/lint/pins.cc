@@ -24,11 +24,15 @@ constexpr int kNumSamples = std::size(kSampleValues) * kSampleShapes;
 // far beyond every literal an export writes; a baked size holds at a bounded set of sizes only.
 constexpr int64_t kFarOut = 4096;
 constexpr int64_t kFarOutSpan = 64;
+// A design bound is a table's length: 3 rows at least. A literal 2 against a size holds at 1
+// (broadcast) and 2 alike, which looks like a range [1, 2]: a baked batch of 2, not a table.
+constexpr int64_t kMinBound = 3;
 
 // A requirement that narrows the sizes, sorted into what it means.
 enum class Verdict {
   kHolds,        // at every size tried
   kConstraint,   // narrows the sizes, as eager PyTorch does too (divisibility, congruences)
+  kBound,        // holds exactly up to a size: a design bound, shared by eager (Bound)
   kPin,          // holds at some sizes only
   kAlwaysFalse,  // fails whatever the sizes
 };
@@ -69,12 +73,53 @@ class Classifier {
     return holds == 0 && syms.empty() ? Verdict::kAlwaysFalse : Verdict::kPin;
   }
 
+  // The largest size up to which `r` holds at every sample whose symbols of `syms` are all at or
+  // below it, and past which it fails, when there is one (Bound); nullopt otherwise. A baked
+  // size holds at isolated sizes (where it matches, and at 1 where it broadcasts), never on a
+  // whole range from 1.
+  std::optional<int64_t> UpperBound(const Requirement& r,
+                                    const std::vector<std::string>& syms) const {
+    if (syms.empty() || !HoldsAll(r, syms, 1)) return std::nullopt;
+    int64_t lo = 1, hi = kFarOut;  // holds at lo, fails at hi
+    if (HoldsAll(r, syms, hi)) return std::nullopt;
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      (HoldsAll(r, syms, mid) ? lo : hi) = mid;
+    }
+    if (lo < kMinBound) return std::nullopt;
+    for (const int64_t v : {int64_t{2}, lo / 2, lo - 1}) {
+      if (!HoldsAll(r, syms, v)) return std::nullopt;
+    }
+    sym::Binding b;
+    for (int k = 0; k < kNumSamples; ++k) {
+      SetSample(k, b);
+      const bool within = std::all_of(syms.begin(), syms.end(), [&](const std::string& s) {
+        return b.Get(s).value_or(0) <= lo;
+      });
+      // A clamp holds at every size up to the bound and at none past it; a baked size that
+      // also holds where a product of floors is 0 (a patch grid of 1 under 16 pixels) holds
+      // again at the example.
+      const std::optional<bool> h = HoldsUnder(r, b);
+      if (!h || *h != within) return std::nullopt;
+    }
+    return lo;
+  }
+
   // True when `r` holds at every sample moved onto `contracts` (sums of input dims that the
   // graph requires to be 0), and at three of them at least.
   bool HoldsUnderContracts(const Requirement& r,
                            const std::vector<sym::LinearForm>& contracts) const;
 
  private:
+  // True when `r` holds with every symbol of `syms` at `v` and the others at 1.
+  bool HoldsAll(const Requirement& r, const std::vector<std::string>& syms, int64_t v) const {
+    sym::Binding b;
+    for (const auto& s : symbols_) b.Set(s, 1);
+    for (const auto& s : syms) b.Set(s, v);
+    const std::optional<bool> h = HoldsUnder(r, b);
+    return h && *h;
+  }
+
   // True when `r` holds at two sizes far out, every symbol of `syms` at that size and the
   // others at their smallest: a periodic solution set, not a fixed size.
   bool HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
@@ -163,6 +208,7 @@ struct Distinct {
   std::vector<std::string> syms;
   int holds = 0, fails = 0;
   Verdict verdict = Verdict::kHolds;
+  int64_t bound = 0;  // for kBound
 };
 
 // The distinct requirements over input symbols, and for each requirement the index of its
@@ -217,6 +263,24 @@ void DropDeclarationsKeptByContracts(const Classifier& classifier, std::vector<P
   });
 }
 
+// A declared shape that holds only up to a bound says what the user expected past it: where the
+// graph still runs there (x[:, :4] returns 4 columns at seq = 5, declared seq), the declaration
+// is contradicted, a pin. It is the model's range only where an op of the graph itself fails
+// past the same bound or an earlier one (a mask sliced to 16 rows no longer broadcasts).
+void KeepDeclaredBoundsWhereTheGraphFails(std::vector<Distinct>& distinct) {
+  auto within = [](const std::vector<std::string>& inner, const std::vector<std::string>& outer) {
+    return std::includes(outer.begin(), outer.end(), inner.begin(), inner.end());
+  };
+  for (Distinct& d : distinct) {
+    if (d.verdict != Verdict::kBound || d.first->kind != RequirementKind::kDeclaredShape) continue;
+    const bool graph_fails = std::any_of(distinct.begin(), distinct.end(), [&](const Distinct& o) {
+      return o.verdict == Verdict::kBound && o.first->kind != RequirementKind::kDeclaredShape &&
+             o.bound <= d.bound && within(o.syms, d.syms);
+    });
+    if (!graph_fails) d.verdict = Verdict::kPin;
+  }
+}
+
 }  // namespace
 
 PinSet FindPins(const infer::Inference& inference, const std::vector<std::string>& symbols) {
@@ -234,7 +298,15 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
       if (h) (*h ? d.holds : d.fails)++;
     }
   }
-  for (Distinct& d : distinct) d.verdict = classifier.Classify(*d.first, d.syms, d.holds, d.fails);
+  for (Distinct& d : distinct) {
+    d.verdict = classifier.Classify(*d.first, d.syms, d.holds, d.fails);
+    if (d.verdict != Verdict::kPin || d.holds == 0) continue;
+    if (const std::optional<int64_t> bound = classifier.UpperBound(*d.first, d.syms)) {
+      d.verdict = Verdict::kBound;
+      d.bound = *bound;
+    }
+  }
+  KeepDeclaredBoundsWhereTheGraphFails(distinct);
   PinSet set;
   for (size_t i = 0; i < inference.requirements.size(); ++i) {
     if (of_requirement[i] < 0) continue;
@@ -243,7 +315,8 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
     if (d.verdict == Verdict::kHolds) continue;
     // Copies hold or fail together: the first one stands for them all.
     if (d.first == &r) set.constraints.push_back(&r);
-    if (d.verdict == Verdict::kConstraint) continue;
+    if (d.verdict == Verdict::kBound && d.first == &r) set.bounds.push_back({&r, d.syms, d.bound});
+    if (d.verdict == Verdict::kConstraint || d.verdict == Verdict::kBound) continue;
     set.pins.push_back({&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r)});
   }
   DropDeclarationsKeptByContracts(classifier, set.pins);

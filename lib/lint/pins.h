@@ -2,8 +2,9 @@
 //
 // Every requirement the engine records is tried at sample sizes. One that always holds says
 // nothing; divisibility and congruences (a Reshape with -1, c == 2 * floor(c / 2)) narrow the
-// sizes the way eager PyTorch does too, and are constraints; the rest hold at a bounded set of
-// sizes only, or at none: they pin a dim that the inputs declare free.
+// sizes the way eager PyTorch does too, and are constraints, and so are design bounds (a slice of a
+// table clamped at its length); the rest hold at a bounded set of sizes only, or at none: they
+// pin a dim that the inputs declare free.
 #ifndef SHAPELINT_LIB_LINT_PINS_H_
 #define SHAPELINT_LIB_LINT_PINS_H_
 
@@ -25,11 +26,23 @@ struct Pin {
   bool contract = false;
 };
 
+// A requirement that holds exactly while its symbols stay at or below `max`: the graph slices a
+// table or a buffer of `max` rows by a size (mask[:seq], position_ids[:, :seq]) and clamps it
+// there, as eager PyTorch's slicing does. Past `max` the graph and eager fail alike: a bound of
+// the model's design, not a baked size.
+struct Bound {
+  const infer::Requirement* requirement = nullptr;
+  std::vector<std::string> symbols;  // sorted
+  int64_t max = 0;
+};
+
 struct PinSet {
   std::vector<Pin> pins;  // in the order of the requirements (topological)
   // The requirements that decide whether sizes are acceptable: pins and constraints, one for
   // each distinct requirement (a model states the same one in every layer).
   std::vector<const infer::Requirement*> constraints;
+  // The constraints that are design bounds, one for each distinct requirement.
+  std::vector<Bound> bounds;
 };
 
 // Classifies the requirements of `inference` over its input symbols (`symbols`, sorted).

@@ -1,0 +1,140 @@
+// SL010 design-range: a dynamic dim works only up to a size the model's design sets (a table or
+// buffer sliced by it).
+//
+// A causal mask registered as a 16 x 16 buffer and sliced by the sequence length
+// (mask[:T, :T]), position ids sliced from a 512-long buffer, a position table indexed by
+// arange(seq): each clamps at the table's length, in ONNX (Slice clamps its ends) as in eager
+// PyTorch (slicing clamps too), and the next broadcast fails past it in both. That is not a
+// baked size, since eager shares it, but it is the range a server must keep to and a TensorRT
+// optimisation profile must not exceed: a note with the range, where the limit comes from, and
+// the first failure past it.
+//
+// Claims: nothing. The analysis sorts such requirements out of the pins (lint/pins.h, Bound);
+// this rule reports them.
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lint/rule.h"
+
+namespace shapelint::lint {
+namespace {
+
+// How far upstream of the failing node the limit's Slice is looked for.
+constexpr int kMaxNodesWalked = 64;
+
+class DesignRange : public Rule {
+ public:
+  using Rule::Rule;
+
+  void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
+    // The tightest bound of each set of symbols; a requirement on the graph's ops before one on
+    // a declaration, which only repeats it.
+    std::map<std::vector<std::string>, const Bound*> tightest;
+    for (const Bound& b : analysis.bounds()) {
+      const Bound*& best = tightest[b.symbols];
+      if (best == nullptr || b.max < best->max ||
+          (b.max == best->max && IsDeclaration(*best) && !IsDeclaration(b))) {
+        best = &b;
+      }
+    }
+    for (const auto& [symbols, bound] : tightest) out.push_back(Report(analysis, *bound));
+  }
+
+ private:
+  static bool IsDeclaration(const Bound& b) {
+    return b.requirement->kind == infer::RequirementKind::kDeclaredShape;
+  }
+
+  Finding Report(const Analysis& analysis, const Bound& bound) const {
+    const infer::Requirement& r = *bound.requirement;
+    const ir::Graph& graph = *r.graph;
+    const int node = r.node >= 0 ? r.node : 0;
+    const std::string names = absl::StrJoin(bound.symbols, ", ");
+    Finding f = FindingAt(
+        analysis, graph, node, info().level,
+        absl::StrCat(names, " works only up to ", bound.max, ": ", r.what, " (",
+                     r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
+                     ") holds exactly while ", names, bound.symbols.size() > 1 ? " stay" : " stays",
+                     " at or below ", bound.max));
+    f.symbols = bound.symbols;
+    Witness w;
+    for (const std::string& s : bound.symbols) {
+      w.ranges.push_back(
+          {s, std::min(analysis.witness().Get(s).value_or(1), bound.max), 1, bound.max});
+    }
+    w.summary = absl::StrCat("works for ", names, " in [1, ", bound.max, "]");
+    f.witness = std::move(w);
+    sym::Binding past = analysis.witness();
+    for (const std::string& s : bound.symbols) past.Set(s, bound.max + 1);
+    f.counterexample = analysis.CounterexampleAt(past);
+    if (const std::optional<Note> limit = WhereTheLimitIs(analysis, graph, node, bound.max)) {
+      f.notes.push_back(*limit);
+    }
+    f.notes.push_back(
+        {"eager PyTorch slices and broadcasts the same way: past the bound it fails "
+         "too, so this is the model's range, not a size of the example",
+         std::nullopt});
+    f.fix = absl::StrCat("serve and profile ", names, " within [1, ", bound.max,
+                         "], or enlarge the table or buffer the graph slices");
+    return f;
+  }
+
+  // The nearest Slice upstream of `node` whose data has an axis of `max` elements: the table or
+  // buffer the size is clamped to.
+  static std::optional<Note> WhereTheLimitIs(const Analysis& analysis, const ir::Graph& graph,
+                                             int node, int64_t max) {
+    std::deque<int> queue{node};
+    absl::flat_hash_set<int> seen{node};
+    for (int walked = 0; !queue.empty() && walked < kMaxNodesWalked; ++walked) {
+      const ir::Node n = graph.node(queue.front());
+      queue.pop_front();
+      if (n.op_type() == "Slice" && n.input_size() > 0 && HasAxisOf(analysis, graph, n, max)) {
+        return Note{absl::StrCat("the limit is the length of '", Table(graph, n.input(0)), "' (",
+                                 max, "), sliced by the size here"),
+                    analysis.Ref(graph, n.index())};
+      }
+      for (int i = 0; i < n.input_size(); ++i) {
+        const int producer = graph.Producer(n.input(i));
+        if (producer >= 0 && seen.insert(producer).second) queue.push_back(producer);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The tensor `value` was cut or cast from: the buffer or initializer a user would recognise
+  // (mask, not the first of the two slices of mask[:T, :T]).
+  static std::string Table(const ir::Graph& graph, std::string_view value) {
+    for (int steps = 0; steps < kMaxNodesWalked; ++steps) {
+      const int producer = graph.Producer(value);
+      if (producer < 0) break;
+      const ir::Node p = graph.node(producer);
+      const std::string& op = p.op_type();
+      if (p.input_size() == 0 ||
+          (op != "Slice" && op != "Identity" && op != "Cast" && op != "Unsqueeze")) {
+        break;
+      }
+      value = p.input(0);
+    }
+    return std::string(value);
+  }
+
+  static bool HasAxisOf(const Analysis& analysis, const ir::Graph& graph, const ir::Node& slice,
+                        int64_t max) {
+    const infer::TensorFact* data = analysis.inference().FindIn(graph, slice.input(0));
+    if (data == nullptr || !data->shape) return false;
+    return std::any_of(data->shape->begin(), data->shape->end(),
+                       [&](const sym::MaybeExpr& d) { return d && d->AsConstant() == max; });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeDesignRange(const RuleInfo& info) {
+  return std::make_unique<DesignRange>(info);
+}
+
+}  // namespace shapelint::lint
