@@ -239,10 +239,12 @@ constexpr std::array kLintOptions = {
                .value_name = "SIZES",
                .help = "The sizes the model was exported at (the example input\n"
                        "given to the exporter), in --dims syntax without ranges:\n"
-                       "x=2x3x224x224 or batch=2,height=224. Literals equal to a\n"
-                       "size derived from them are then reported too (SL007,\n"
-                       "SL008): a Slice end of height // 2, a Gather of the\n"
-                       "last row, a mean divided by the example width.",
+                       "x=2x3x224x224 or batch=2,height=224 (a NAME that is no\n"
+                       "dim but a 1-D input gives its length: lengths=2).\n"
+                       "Literals equal to a size derived from them are then\n"
+                       "reported too (SL007, SL008): a Slice end of height // 2,\n"
+                       "a Gather of the last row, a mean divided by the example\n"
+                       "width.",
                .apply = ApplyExportDims},
     OptionSpec{.name = "--dynamic",
                .value_name = "INPUT:AXIS[=NAME]",

@@ -19,6 +19,13 @@ bool Breaks(const Counterexample& c) {
   return !c.failure.empty();
 }
 
+// True when `name` is a graph input of rank 1.
+bool IsOneDimensionalInput(const Analysis& analysis, std::string_view name) {
+  int rank = 0;
+  for (const infer::InputDim& d : analysis.inference().input_dims) rank += d.input == name;
+  return rank == 1;
+}
+
 }  // namespace
 
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec) {
@@ -42,6 +49,23 @@ absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec
         absl::StrCat("the model has no input dim named '", s, "' (its input dims: ", names, ")"));
   };
   for (const auto& [s, v] : spec.sizes) {
+    // A dim name first; else the name of a 1-D input (lengths=2 for lengths: [batch]).
+    if (!known.contains(s) && IsOneDimensionalInput(analysis, s)) {
+      auto bound = analysis.BindInputs({{s, {v}}});
+      if (!bound) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the 1-D input '", s, "' cannot have the size ", v,
+                         " (its dim is static with another size)"));
+      }
+      for (const auto& [name, value] : bound->values()) {
+        if (binding.Get(name) && *binding.Get(name) != value) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "'", s, "=", v, "' gives ", name, " the size ", value, ", another size than before"));
+        }
+        binding.Set(name, value);
+      }
+      continue;
+    }
     if (auto st = check(s); !st.ok()) return st;
     binding.Set(s, v);
   }

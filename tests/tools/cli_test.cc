@@ -226,6 +226,23 @@ TEST_CASE("cli: --export-dims reports literals equal to sizes of the example", "
   CHECK_THAT(rank.out, Contains("an input shape does not fit the model"));
 }
 
+TEST_CASE("cli: --export-dims takes a 1-D input's name for its length", "[cli]") {
+  const std::string model = kInputs + "length_mask.onnxtxt";
+  // lengths: [B] is a 1-D input and no dim is named lengths: lengths=2 is its shape [2].
+  Outcome o = RunCli({"--export-dims", "lengths=2,x=2x5", model});
+  INFO(o.out << o.err);
+  CHECK(o.code == kExitClean);
+  // It binds B: a shape of x with another batch contradicts it.
+  Outcome clash = RunCli({"--export-dims", "x=2x5,lengths=3", model});
+  CHECK(clash.code == kExitError);
+  CHECK_THAT(clash.out, Contains("'lengths=3' gives B the size 3, another size than before"));
+  // A dim name comes first: B=2 is the dim, and an unknown name is still an error.
+  CHECK(RunCli({"--export-dims", "B=2,T=5", model}).code == kExitClean);
+  Outcome unknown = RunCli({"--export-dims", "lens=2", model});
+  CHECK(unknown.code == kExitError);
+  CHECK_THAT(unknown.out, Contains("the model has no input dim named 'lens'"));
+}
+
 TEST_CASE("cli: a load error wins over findings, which are still reported", "[cli]") {
   TempDir dir;
   const std::string missing = (dir.path() / "missing.onnx").string();
