@@ -41,10 +41,20 @@ class DesignRange : public Rule {
         best = &b;
       }
     }
-    for (const auto& [symbols, bound] : tightest) out.push_back(Report(analysis, *bound));
+    for (const auto& [symbols, bound] : tightest) {
+      if (!AtTheExampleSize(analysis, *bound)) out.push_back(Report(analysis, *bound));
+    }
   }
 
  private:
+  // True when the bound is the size the model was exported at (given, or recorded by the
+  // exporter): x[:, :10] at an example length of 10 is the example's length, not a table's, and
+  // the rules for baked sizes report it (SL007, SL011).
+  static bool AtTheExampleSize(const Analysis& analysis, const Bound& b) {
+    return std::any_of(b.symbols.begin(), b.symbols.end(),
+                       [&](const std::string& s) { return analysis.example().Get(s) == b.max; });
+  }
+
   static bool IsDeclaration(const Bound& b) {
     return b.requirement->kind == infer::RequirementKind::kDeclaredShape;
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "ir/metadata.h"
 #include "ir/string_store.h"
 #include "ir/wire_nodes.h"
 
@@ -40,6 +41,7 @@ absl::StatusOr<std::unique_ptr<Graph>> GraphBuilder::Build(
   }
   Reserve(proto, wire_nodes != nullptr ? static_cast<int>(wire_nodes->size()) : proto.node_size());
   DeclareValues(proto);
+  s_->graph_metadata = UnknownStringEntries(proto, kGraphMetadataField);
   absl::Status status;
   if (wire_nodes != nullptr) {
     strings_ = strings;  // names are views into bytes that go after loading: copied from here on
@@ -118,6 +120,12 @@ absl::Status GraphBuilder::AddWireNodes(const std::vector<std::string_view>& wir
     s_->nodes.push_back(record);
     if (auto status = AddNodeIo(i, w.inputs, w.outputs); !status.ok()) return status;
     s_->nodes.back().name = KeepNodeName(i, w.name);
+    for (std::string_view bytes : w.metadata) {
+      MetadataEntry entry;
+      if (!ReadStringEntry(bytes, entry)) return Error(NotAProtobufMessage());
+      if (!IsKeptNodeMetadataKey(entry.first)) continue;
+      s_->node_metadata[i].emplace_back(strings_->Keep(entry.first), strings_->Keep(entry.second));
+    }
   }
   if (nodes_read_) std::exchange(nodes_read_, nullptr)();
   return absl::OkStatus();
@@ -161,6 +169,9 @@ absl::Status GraphBuilder::AddProtoNodes(const GraphProto& proto) {
     inputs.assign(n.input().begin(), n.input().end());
     outputs.assign(n.output().begin(), n.output().end());
     if (auto status = AddNodeIo(i, inputs, outputs); !status.ok()) return status;
+    for (const MetadataEntry& entry : UnknownStringEntries(n, kNodeMetadataField)) {
+      if (IsKeptNodeMetadataKey(entry.first)) s_->node_metadata[i].push_back(entry);
+    }
   }
   return absl::OkStatus();
 }

@@ -120,6 +120,11 @@ struct GraphStorage {
   absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> outputs;
   absl::flat_hash_map<ValueId, const ONNX_NAMESPACE::ValueInfoProto*> value_infos;
   absl::flat_hash_map<int, std::vector<NamedSubgraph>> subgraphs;
+  // The metadata entries the linter reads (ir/metadata.h), of the nodes that have any; views
+  // into the proto or the model's StringStore.
+  absl::flat_hash_map<int, std::vector<std::pair<std::string_view, std::string_view>>>
+      node_metadata;
+  std::vector<std::pair<std::string_view, std::string_view>> graph_metadata;
 };
 
 }  // namespace shapelint::ir

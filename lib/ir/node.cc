@@ -211,4 +211,21 @@ AttributeValue<const TensorProto*> Node::TensorAttribute(std::string_view name,
   return TensorAttribute(name, [&](size_t) { return &scratch; });
 }
 
+std::optional<std::string_view> Node::Metadata(std::string_view key) const {
+  const auto& all = graph_->storage_->node_metadata;
+  auto it = all.find(index_);
+  if (it == all.end()) return std::nullopt;
+  for (const auto& [k, v] : it->second) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> Graph::Metadata(std::string_view key) const {
+  for (const auto& [k, v] : storage_->graph_metadata) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
 }  // namespace shapelint::ir

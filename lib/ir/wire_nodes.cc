@@ -28,6 +28,7 @@ constexpr uint64_t kNodeName = 3;
 constexpr uint64_t kNodeOpType = 4;
 constexpr uint64_t kNodeAttribute = 5;
 constexpr uint64_t kNodeDomain = 7;
+constexpr uint64_t kNodeMetadata = 9;  // IR 10, newer than the onnx headers
 // Fields of AttributeProto and TensorProto that need more than a well-formed wire format
 // (messages, and repeated numbers that may come packed), and the plain values of attributes.
 constexpr uint64_t kAttributeName = 1;
@@ -143,6 +144,7 @@ bool ReadWireNode(std::string_view bytes, WireNode& node) {
   node.inputs.clear();
   node.outputs.clear();
   node.attributes.clear();
+  node.metadata.clear();
   wire::FieldReader fields(bytes);
   wire::Field f;
   while (fields.Next(f)) {
@@ -165,6 +167,9 @@ bool ReadWireNode(std::string_view bytes, WireNode& node) {
         break;
       case kNodeDomain:
         node.domain = f.content;
+        break;
+      case kNodeMetadata:
+        node.metadata.push_back(f.content);
         break;
       default:
         break;

@@ -33,6 +33,7 @@ std::optional<SplitModel> SplitMainGraphNodes(std::string_view model);
 struct WireNode {
   std::string_view name, op_type, domain;
   std::vector<std::string_view> inputs, outputs, attributes;
+  std::vector<std::string_view> metadata;  // serialized StringStringEntryProtos (ir/metadata.h)
 };
 
 // Reads `bytes` into `node` (cleared first). False when they break the wire format. Repeated

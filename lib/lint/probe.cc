@@ -53,9 +53,9 @@ absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec
     if (!known.contains(s) && IsOneDimensionalInput(analysis, s)) {
       auto bound = analysis.BindInputs({{s, {v}}});
       if (!bound) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the 1-D input '", s, "' cannot have the size ", v,
-                         " (its dim is static with another size)"));
+        return absl::InvalidArgumentError(absl::StrCat("the 1-D input '", s,
+                                                       "' cannot have the size ", v,
+                                                       " (its dim is static with another size)"));
       }
       for (const auto& [name, value] : bound->values()) {
         if (binding.Get(name) && *binding.Get(name) != value) {

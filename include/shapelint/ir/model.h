@@ -180,6 +180,11 @@ class Node {
   // The node's first attribute named `name`; empty when it has none.
   AttributeRef FindAttribute(std::string_view name) const;
 
+  // The value of the node's metadata entry `key` (NodeProto.metadata_props, IR 10), for the
+  // keys the linter reads: pkg.torch.onnx.stack_trace, .class_hierarchy and .name_scopes, where
+  // torch.onnx records the PyTorch code a node came from. nullopt when the node has none.
+  std::optional<std::string_view> Metadata(std::string_view key) const;
+
   // Typed reads of the node's first attribute named `name`, as protobuf's parser would give
   // it. Where the model keeps the attribute serialized, the plain types (INT, INTS, FLOAT,
   // STRING) and the type of any attribute are read from its bytes, without a message: most of
@@ -222,6 +227,9 @@ class Graph {
   // The graph's proto: declarations, initializers, inputs and outputs. Its nodes may be absent
   // (see the top of this file); read nodes with node().
   const ONNX_NAMESPACE::GraphProto& proto() const { return *proto_; }
+  // The value of the graph's metadata entry `key` (GraphProto.metadata_props, IR 10), such as
+  // torch.export's pkg.torch.export.ExportedProgram.range_constraints; nullopt when absent.
+  std::optional<std::string_view> Metadata(std::string_view key) const;
   // Where this graph sits: "main", or e.g. "main/If_3.then_branch" for a subgraph.
   const std::string& path() const { return path_; }
   const Graph* parent() const { return parent_; }

@@ -1,0 +1,59 @@
+#include "lint/export_ranges.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace shapelint::lint {
+namespace {
+
+// "10" -> 10, "int_oo" / "-int_oo" -> unbounded; false for anything else.
+bool ReadBound(absl::string_view text, std::optional<int64_t>& bound) {
+  text = absl::StripAsciiWhitespace(text);
+  if (text == "int_oo" || text == "-int_oo" || text == "oo" || text == "-oo") {
+    bound.reset();
+    return true;
+  }
+  int64_t v = 0;
+  if (!absl::SimpleAtoi(text, &v)) return false;
+  bound = v;
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view given) {
+  std::map<std::string, ExportRange> ranges;
+  // Debian's Abseil has a string_view of its own.
+  absl::string_view text =
+      absl::StripAsciiWhitespace(absl::string_view(given.data(), given.size()));
+  if (!absl::ConsumePrefix(&text, "{") || !absl::ConsumeSuffix(&text, "}")) return ranges;
+  // Entries are separated by "], ": the comma inside VR[LO, HI] is not a separator.
+  for (absl::string_view entry : absl::StrSplit(text, "], ", absl::SkipWhitespace())) {
+    entry = absl::StripAsciiWhitespace(entry);
+    absl::ConsumeSuffix(&entry, "]");
+    std::pair<absl::string_view, absl::string_view> name_range = absl::StrSplit(entry, ": VR[");
+    std::pair<absl::string_view, absl::string_view> bounds = absl::StrSplit(name_range.second, ',');
+    const absl::string_view name = absl::StripAsciiWhitespace(name_range.first);
+    ExportRange r;
+    if (name.empty() || name_range.second.empty() || !ReadBound(bounds.first, r.min) ||
+        !ReadBound(bounds.second, r.max)) {
+      continue;
+    }
+    ranges.emplace(std::string(name), r);
+  }
+  return ranges;
+}
+
+std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
+  if (const std::optional<std::string_view> text = model.graph().Metadata(kRangeConstraintsKey)) {
+    return ParseRangeConstraints(*text);
+  }
+  for (const auto& entry : model.proto().metadata_props()) {
+    if (entry.key() == kRangeConstraintsKey) return ParseRangeConstraints(entry.value());
+  }
+  return {};
+}
+
+}  // namespace shapelint::lint

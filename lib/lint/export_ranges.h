@@ -1,0 +1,38 @@
+// The ranges torch.export recorded for the symbols of a dynamo export: the graph's metadata
+// entry pkg.torch.export.ExportedProgram.range_constraints, e.g.
+//   {s77: VR[0, int_oo], s27: VR[2, int_oo], s0: VR[10, 10]}
+// (sympy's value ranges; int_oo is unbounded). A range of one value is a symbol the exporter
+// specialized while tracing (int(x.size(-1)), a guard on the size) although the ONNX input may
+// still declare it dynamic.
+#ifndef SHAPELINT_LIB_LINT_EXPORT_RANGES_H_
+#define SHAPELINT_LIB_LINT_EXPORT_RANGES_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "shapelint/ir/model.h"
+
+namespace shapelint::lint {
+
+inline constexpr std::string_view kRangeConstraintsKey =
+    "pkg.torch.export.ExportedProgram.range_constraints";
+
+struct ExportRange {
+  std::optional<int64_t> min, max;  // nullopt: unbounded
+};
+
+// The ranges in `text`, by symbol; entries that do not read as NAME: VR[LO, HI] are left out
+// (no range is better than a wrong one).
+std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
+
+// The ranges `model` records: in its main graph's metadata, else in the model's own (the only
+// metadata of IR versions before 10, and of ONNX's text format as Debian's onnx parses it).
+// Empty when it records none.
+std::map<std::string, ExportRange> ExportRanges(const ir::Model& model);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_EXPORT_RANGES_H_

@@ -1,0 +1,133 @@
+// SL011 specialized-dim: the exporter specialized a dim the ONNX input declares dynamic.
+//
+// torch.export traces with symbolic sizes and records, per symbol, the range of sizes its
+// guards allow (the graph's metadata pkg.torch.export.ExportedProgram.range_constraints). Code
+// that turns a size into a Python int (int(x.size(-1)) // 2, a shape used in Python arithmetic)
+// makes the trace specialize that symbol to the example's size: the range becomes one value,
+// say s0: VR[10, 10]. With Dim.AUTO the ONNX input still declares the axis dynamic (s0), and
+// every constant the trace computed from it is baked into the graph. The exporter's own record
+// says the graph is valid at that size only.
+//
+// A symbol that a trained weight fixes anyway (the channels of a first Conv) is specialized for
+// a reason eager PyTorch shares: SL004 says the declaration is wrong, and this rule keeps
+// silent. So it does where another rule already reports a failure over the symbol.
+//
+// Claims: nothing; it reads the exporter's record in Check.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "lint/export_ranges.h"
+#include "lint/rule.h"
+
+namespace shapelint::lint {
+namespace {
+
+class SpecializedDim : public Rule {
+ public:
+  using Rule::Rule;
+
+  void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
+    const ir::Graph& graph = analysis.model().graph();
+    const std::map<std::string, ExportRange> ranges = ExportRanges(analysis.model());
+    if (ranges.empty()) return;
+    std::vector<std::string> reported;
+    for (const infer::InputDim& d : analysis.inference().input_dims) {
+      if (!d.declared_symbolic || !d.dim) continue;
+      const std::optional<std::string_view> name = d.dim->AsSymbol();
+      if (!name) continue;
+      const std::string symbol(*name);
+      auto it = ranges.find(symbol);
+      if (it == ranges.end() || !it->second.min || it->second.min != it->second.max) continue;
+      if (std::find(reported.begin(), reported.end(), symbol) != reported.end()) continue;
+      reported.push_back(symbol);
+      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
+          GraphRequires(analysis, symbol, *it->second.min)) {
+        continue;
+      }
+      out.push_back(Report(analysis, graph, d, symbol, *it->second.min));
+    }
+  }
+
+ private:
+  // True when a rule claimed a failure over `symbol`, or a declaration over it is contradicted
+  // (SL003): the finding is there already, with its own culprit.
+  static bool ReportedElsewhere(const Analysis& analysis, const std::string& symbol) {
+    for (const Cause& cause : analysis.causes()) {
+      const bool involves = std::binary_search(cause.symbols.begin(), cause.symbols.end(), symbol);
+      if (!involves) continue;
+      if (cause.owner != nullptr) return true;
+      for (const Pin* pin : cause.pins) {
+        if (pin->requirement->kind == infer::RequirementKind::kDeclaredShape) return true;
+      }
+    }
+    return false;
+  }
+
+  // True when the graph itself allows `symbol` only at `size`: the restriction is in the graph
+  // for everyone to see (a table of 8 features built in forward, a weight), and the rules that
+  // read the graph judge it; the exporter's record adds nothing.
+  static bool GraphRequires(const Analysis& analysis, const std::string& symbol, int64_t size) {
+    for (const SymbolRange& r : analysis.WitnessFor({symbol}).ranges) {
+      if (r.symbol == symbol && r.min == size && r.max == size) return true;
+    }
+    return false;
+  }
+
+  // The first node, in topological order, that reads the input.
+  static int FirstReader(const ir::Graph& graph, const std::string& input) {
+    for (int index : graph.topological_order()) {
+      const ir::Node n = graph.node(index);
+      for (int i = 0; i < n.input_size(); ++i) {
+        if (n.input(i) == input) return index;
+      }
+    }
+    return -1;
+  }
+
+  Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
+                 const std::string& symbol, int64_t size) const {
+    const int reader = std::max(FirstReader(graph, d.input), 0);
+    sym::Binding moved = analysis.has_example() ? analysis.example() : analysis.witness();
+    for (const auto& [s, v] : analysis.witness().values()) {
+      if (!moved.Get(s)) moved.Set(s, v);
+    }
+    moved.Set(symbol, size + 1);
+    Counterexample c = analysis.Evaluate(moved);
+    // An error where the graph breaks past the size; else what the trace baked in is values
+    // (a scale, a slice end), which only the literals derived from the size show (SL007 finds
+    // them from the recorded size): a warning.
+    const Severity severity = c.failure.empty() ? Severity::kWarning : Severity::kError;
+    Finding f = FindingAt(
+        analysis, graph, reader, severity,
+        absl::StrCat("input '", d.input, "' declares axis ", d.axis, " dynamic as ", symbol,
+                     ", but torch.export specialized ", symbol, " to ", size,
+                     " while tracing (range_constraints: ", symbol, " in [", size, ", ", size,
+                     "]): the graph holds what the trace computed at ", symbol, " = ", size));
+    f.attribute = absl::StrCat("input '", d.input, "' axis ", d.axis);
+    f.symbols = {symbol};
+    Witness w;
+    w.ranges.push_back({symbol, size, size, size});
+    w.summary = absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
+    f.witness = std::move(w);
+    if (!c.failure.empty()) f.counterexample = std::move(c);
+    f.notes.push_back({absl::StrCat("torch.export recorded the range in the model's metadata (",
+                                    std::string(kRangeConstraintsKey),
+                                    "); a trace that keeps the size symbolic records [0, int_oo] "
+                                    "or [2, int_oo]"),
+                       std::nullopt});
+    f.fix = absl::StrCat(
+        "keep the size a tensor in forward (x.size(i) or x.shape[i], not int(...) or Python "
+        "arithmetic on it); export with Dim.DYNAMIC for this axis to make torch name the line "
+        "that specializes ",
+        symbol);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeSpecializedDim(const RuleInfo& info) {
+  return std::make_unique<SpecializedDim>(info);
+}
+
+}  // namespace shapelint::lint
