@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/provenance.h"
 #include "shapelint/infer/facts.h"
 
 namespace shapelint::lint {
@@ -88,6 +89,7 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
   AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);
+  if (node >= 0) f.source = SourceOf(graph.node(node));
   // The blame chain: how the size travels from the culprit to where the graph breaks.
   for (size_t i = 1; i < cause.chain.size(); ++i) {
     const int n = cause.chain[i];
@@ -107,6 +109,7 @@ Finding Rule::FindingAt(const Analysis& analysis, const ir::Graph& graph, int no
   f.node = analysis.Ref(graph, node);
   f.message = std::move(message);
   AddNodeShapes(analysis, graph, node, f);
+  if (node >= 0) f.source = SourceOf(graph.node(node));
   return f;
 }
 

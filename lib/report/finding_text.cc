@@ -118,6 +118,13 @@ std::string NoteText(const lint::Note& note, const TextStyle& style) {
   return absl::StrCat(where, ": ", style.text(note.message));
 }
 
+std::string SourceText(const lint::SourceLocation& source) {
+  std::string text = absl::StrCat(source.file, ":", source.line, " in ", source.function);
+  if (!source.module.empty()) absl::StrAppend(&text, " (module ", source.module, ")");
+  if (!source.code.empty()) absl::StrAppend(&text, ": ", source.code);
+  return text;
+}
+
 std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& style) {
   std::vector<Evidence> evidence;
   if (finding.witness) {
@@ -128,6 +135,7 @@ std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& 
     std::string text = CounterexampleText(*finding.counterexample, style);
     if (!text.empty()) evidence.push_back({"counterexample", std::move(text)});
   }
+  if (finding.source) evidence.push_back({"source", SourceText(*finding.source)});
   for (const lint::Note& note : finding.notes) {
     evidence.push_back({"note", NoteText(note, style)});
   }

@@ -48,8 +48,11 @@ std::string CounterexampleText(const lint::Counterexample& cx, const TextStyle& 
 // Gemm 'fc'").
 std::string NoteText(const lint::Note& note, const TextStyle& style);
 
-// The evidence of a finding, as the reports list it: "witness", "counterexample" and one
-// "note" each, in that order; parts that say nothing are left out.
+// "model.py:42 in forward (module encoder.pool): return F.adaptive_avg_pool2d(x, (2, 3))".
+std::string SourceText(const lint::SourceLocation& source);
+
+// The evidence of a finding, as the reports list it: "witness", "counterexample", "source" and
+// one "note" each, in that order; parts that say nothing are left out.
 struct Evidence {
   std::string label;
   std::string text;

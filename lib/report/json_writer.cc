@@ -96,6 +96,15 @@ Json ToJson(const lint::Finding& f) {
     expressions.push_back({{"label", e.label}, {"text", e.text}});
   }
   j["expressions"] = std::move(expressions);
+  if (f.source) {
+    j["source"] = {{"file", f.source->file},
+                   {"line", f.source->line},
+                   {"function", f.source->function},
+                   {"code", f.source->code},
+                   {"module", StringOrNull(f.source->module)}};
+  } else {
+    j["source"] = nullptr;
+  }
   return j;
 }
 

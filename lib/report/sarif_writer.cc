@@ -351,6 +351,16 @@ Json RelatedLocations(const lint::Finding& f, int artifact, Artifacts& artifacts
     l["message"] = Message(n.message);
     related.push_back(std::move(l));
   }
+  // The PyTorch line the node came from: a location in the user's source, not in the model.
+  if (f.source) {
+    Json l = Json::object();
+    l["physicalLocation"] = {{"artifactLocation", {{"uri", f.source->file}}},
+                             {"region", {{"startLine", f.source->line}}}};
+    l["message"] =
+        Message(absl::StrCat("where the size entered, in the PyTorch code: ",
+                             f.source->code.empty() ? f.source->function : f.source->code));
+    related.push_back(std::move(l));
+  }
   return related;
 }
 

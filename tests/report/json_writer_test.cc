@@ -122,7 +122,7 @@ TEST_CASE("json: keys come in the documented order", "[report][json]") {
   CHECK(Keys(doc["models"][0]["findings"][0]) ==
         std::vector<std::string>{"rule", "name", "severity", "message", "node", "attribute",
                                  "symbols", "witness", "counterexample", "notes", "fix",
-                                 "expressions"});
+                                 "expressions", "source"});
   CHECK(Keys(doc["models"][0]["findings"][0]["counterexample"]) ==
         std::vector<std::string>{"binding", "inputs", "failing_node", "failure", "node_fails",
                                  "outputs"});

@@ -68,6 +68,16 @@ struct Expression {
   std::string text;
 };
 
+// The PyTorch code a node came from, where the exporter recorded it (torch.onnx's dynamo
+// exporter writes a stack trace on every node): the innermost frame outside torch itself.
+struct SourceLocation {
+  std::string file;  // as recorded, e.g. "model.py" or "site-packages/timm/layers/pool.py"
+  int64_t line = 0;
+  std::string function;  // "forward"
+  std::string code;      // the line's text, e.g. "return F.adaptive_avg_pool2d(x, (2, 3))"
+  std::string module;    // the module path, e.g. "encoder.layer.0.attention"; may be empty
+};
+
 struct Finding {
   std::string rule;  // stable code, e.g. "SL001"
   std::string name;  // kebab-case rule name
@@ -80,6 +90,9 @@ struct Finding {
   std::optional<Counterexample> counterexample;
   std::vector<Note> notes;  // blame chain and context, in order
   std::string fix;          // how to fix it, one sentence
+  // Where the size entered in the PyTorch code: the source of the node the finding blames, when
+  // the model records it.
+  std::optional<SourceLocation> source;
   // The requirements and the node's shapes as symbolic expressions, for readers who want to
   // check the reasoning (text reports show them with --verbose).
   std::vector<Expression> expressions;

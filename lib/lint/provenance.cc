@@ -1,0 +1,98 @@
+#include "lint/provenance.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace shapelint::lint {
+namespace {
+
+constexpr std::string_view kStackTrace = "pkg.torch.onnx.stack_trace";
+constexpr std::string_view kClassHierarchy = "pkg.torch.onnx.class_hierarchy";
+constexpr std::string_view kNameScopes = "pkg.torch.onnx.name_scopes";
+
+absl::string_view View(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+// Reads `File "F", line N, in FUNC` into `frame`.
+bool ReadFrameHead(absl::string_view text, Frame& frame) {
+  text = absl::StripAsciiWhitespace(text);
+  if (!absl::ConsumePrefix(&text, "File \"")) return false;
+  const size_t quote = text.find('"');
+  if (quote == absl::string_view::npos) return false;
+  frame.file = std::string(text.substr(0, quote));
+  text.remove_prefix(quote + 1);
+  if (!absl::ConsumePrefix(&text, ", line ")) return false;
+  const size_t comma = text.find(',');
+  if (comma == absl::string_view::npos || !absl::SimpleAtoi(text.substr(0, comma), &frame.line)) {
+    return false;
+  }
+  text.remove_prefix(comma + 1);
+  if (!absl::ConsumePrefix(&text, " in ")) return false;
+  frame.function = std::string(absl::StripAsciiWhitespace(text));
+  return true;
+}
+
+// A Python list of strings as torch writes it: ['', 'inner', 'inner.net'].
+std::vector<std::string> StringList(absl::string_view text) {
+  std::vector<std::string> items;
+  text = absl::StripAsciiWhitespace(text);
+  if (!absl::ConsumePrefix(&text, "[") || !absl::ConsumeSuffix(&text, "]")) return items;
+  for (absl::string_view item : absl::StrSplit(text, ", ")) {
+    item = absl::StripAsciiWhitespace(item);
+    if (item.size() >= 2 && (item.front() == '\'' || item.front() == '"') &&
+        item.back() == item.front()) {
+      items.emplace_back(item.substr(1, item.size() - 2));
+    }
+  }
+  return items;
+}
+
+// Frames in torch's own code, which every op passes through on its way to the exporter.
+bool IsTorchInternal(const Frame& f) {
+  return absl::StrContains(f.file, "site-packages/torch/") || absl::StartsWith(f.file, "<");
+}
+
+}  // namespace
+
+std::vector<Frame> StackFrames(const ir::Node& node) {
+  std::vector<Frame> frames;
+  const std::optional<std::string_view> trace = node.Metadata(kStackTrace);
+  if (!trace) return frames;
+  for (absl::string_view line : absl::StrSplit(View(*trace), '\n')) {
+    Frame head;
+    if (ReadFrameHead(line, head)) {
+      frames.push_back(std::move(head));
+    } else if (!frames.empty() && frames.back().code.empty()) {
+      frames.back().code = std::string(absl::StripAsciiWhitespace(line));
+    }
+  }
+  return frames;
+}
+
+std::optional<SourceLocation> SourceOf(const ir::Node& node) {
+  const std::vector<Frame> frames = StackFrames(node);
+  if (frames.empty()) return std::nullopt;
+  const Frame* chosen = &frames.back();
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (!IsTorchInternal(*it)) {
+      chosen = &*it;
+      break;
+    }
+  }
+  SourceLocation s{chosen->file, chosen->line, chosen->function, chosen->code, ""};
+  if (const std::optional<std::string_view> scopes = node.Metadata(kNameScopes)) {
+    // The last scope is the op itself; the one before it the innermost module.
+    const std::vector<std::string> names = StringList(View(*scopes));
+    if (names.size() >= 2) s.module = names[names.size() - 2];
+  }
+  return s;
+}
+
+std::vector<std::string> ClassHierarchy(const ir::Node& node) {
+  const std::optional<std::string_view> text = node.Metadata(kClassHierarchy);
+  if (!text) return {};
+  return StringList(View(*text));
+}
+
+}  // namespace shapelint::lint

@@ -1,0 +1,39 @@
+// What the exporter recorded of where a node came from in the PyTorch program: torch.onnx's
+// dynamo exporter writes, on every node, the Python stack at the op
+// (pkg.torch.onnx.stack_trace), the classes of the modules it is in
+// (pkg.torch.onnx.class_hierarchy) and their names (pkg.torch.onnx.name_scopes).
+#ifndef SHAPELINT_LIB_LINT_PROVENANCE_H_
+#define SHAPELINT_LIB_LINT_PROVENANCE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "shapelint/ir/model.h"
+#include "shapelint/lint/finding.h"
+
+namespace shapelint::lint {
+
+// One frame of a recorded stack trace, outermost first as Python prints them.
+struct Frame {
+  std::string file;
+  int64_t line = 0;
+  std::string function;
+  std::string code;
+};
+
+// The frames of the node's stack trace; empty when it records none or the text does not read
+// as Python's `File "...", line N, in F` lines.
+std::vector<Frame> StackFrames(const ir::Node& node);
+
+// The innermost frame outside torch's own code (the user's line, or a model library's such as
+// timm's), with the module path the node is in; nullopt when nothing is recorded.
+std::optional<SourceLocation> SourceOf(const ir::Node& node);
+
+// The recorded class hierarchy, outermost module first, ending with the aten op
+// ("torch.nn.modules.pooling.AdaptiveAvgPool2d", "aten.avg_pool2d.default"); empty when none.
+std::vector<std::string> ClassHierarchy(const ir::Node& node);
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_LIB_LINT_PROVENANCE_H_
