@@ -8,8 +8,17 @@
 // size and that has the decomposition's signature: windows that tile the input exactly
 // (strides == kernel_shape, no padding) and either a window of 1 (a no-op pool nobody writes
 // by hand) or a declared fixed pooled size.
+//
+// Also, without a failure: torch.export decomposes adaptive pooling the same way and declares
+// the output as the fixed window computes it ((s53//4)), so nothing in the shapes contradicts.
+// The exporter records where the node came from; a pool with the signature whose recorded
+// PyTorch code is an adaptive pool (the stack trace's line, or AdaptiveAvgPool2d in the module
+// classes) is reported with the sizes at which its output grows where adaptive pooling's
+// would not.
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/provenance.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -53,6 +62,32 @@ bool DeclaresFixedPooledSize(const ir::Graph& g, ir::Node node) {
     if (fixed) return true;
   }
   return false;
+}
+
+// Windows that tile the input exactly: strides == kernel_shape, no padding.
+bool TilesExactly(ir::Node n) {
+  const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
+  std::vector<int64_t> strides = IntsOf(n, "strides");
+  const std::vector<int64_t> pads = IntsOf(n, "pads");
+  if (kernel.empty()) return false;
+  if (strides.empty()) strides.assign(kernel.size(), 1);
+  return strides == kernel &&
+         std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
+}
+
+// True when the exporter recorded that the node came from an adaptive pool.
+bool RecordedAsAdaptivePool(ir::Node n) {
+  for (const std::string& c : ClassHierarchy(n)) {
+    if (absl::StrContains(c, "AdaptiveAvgPool") || absl::StrContains(c, "AdaptiveMaxPool") ||
+        absl::StrContains(c, "adaptive_avg_pool") || absl::StrContains(c, "adaptive_max_pool")) {
+      return true;
+    }
+  }
+  const std::optional<SourceLocation> source = SourceOf(n);
+  return source && (absl::StrContains(source->code, "adaptive_avg_pool") ||
+                    absl::StrContains(source->code, "adaptive_max_pool") ||
+                    absl::StrContains(source->code, "AdaptiveAvgPool") ||
+                    absl::StrContains(source->code, "AdaptiveMaxPool"));
 }
 
 bool IsDecomposedAdaptivePool(const BlameSite& site, int index) {
@@ -137,11 +172,119 @@ class BakedPoolKernel : public Rule {
                                   " holds only at that size (adaptive pooling decomposed)"));
       if (auto note = ExactTiling(analysis, cause, f)) f.notes.push_back({*note, std::nullopt});
       f.attribute = "kernel_shape";
-      f.fix =
-          "export with a static spatial size, or with an exporter that lowers adaptive pooling "
-          "dynamically (e.g. CumSum + Gather); for an output size of 1 use GlobalAveragePool";
+      f.fix = kFix;
       out.push_back(std::move(f));
     }
+    ReportRecordedAdaptivePools(analysis, out);
+  }
+
+ private:
+  static constexpr char kFix[] =
+      "export with a static spatial size, or with an exporter that lowers adaptive pooling "
+      "dynamically (e.g. CumSum + Gather); for an output size of 1 use GlobalAveragePool";
+  // How far past the example the search for a size that grows the pooled map goes, in windows.
+  static constexpr int kMaxWindowsMoved = 4;
+
+  // The pools the exporter recorded as adaptive whose windows tile the input exactly and whose
+  // input moves with the sizes: reported without a failure, which the declared shapes hide.
+  void ReportRecordedAdaptivePools(const Analysis& analysis, std::vector<Finding>& out) const {
+    const ir::Graph& g = analysis.model().graph();
+    for (int index : g.topological_order()) {
+      const ir::Node n = g.node(index);
+      if (!IsPool(n.op_type()) || !TilesExactly(n) || analysis.Claimed(g, index) ||
+          !RecordedAsAdaptivePool(n)) {
+        continue;
+      }
+      if (std::optional<Finding> f = RecordedAdaptivePool(analysis, g, n)) {
+        out.push_back(*std::move(f));
+      }
+    }
+  }
+
+  std::optional<Finding> RecordedAdaptivePool(const Analysis& analysis, const ir::Graph& g,
+                                              ir::Node n) const {
+    const infer::TensorFact* in = analysis.inference().Find(n.input(0));
+    const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
+    if (in == nullptr || !in->shape || in->shape->size() != kernel.size() + kSpatialBegin) {
+      return std::nullopt;
+    }
+    sym::Binding base = analysis.witness();
+    for (const auto& [s, v] : analysis.example().values()) base.Set(s, v);
+    const auto pooled = SizesWhereTheWindowFits(analysis, n, *in, base);
+    if (!pooled) return std::nullopt;
+    // The first spatial symbol whose growth by whole windows grows the pooled map.
+    for (size_t axis = kSpatialBegin; axis < in->shape->size(); ++axis) {
+      const sym::MaybeExpr& dim = (*in->shape)[axis];
+      if (!dim || dim->IsConstant()) continue;
+      for (const std::string& symbol : dim->Symbols()) {
+        const int64_t at = base.Get(symbol).value_or(1);
+        const int64_t step = kernel[std::min(axis - kSpatialBegin, kernel.size() - 1)];
+        for (int64_t v = at + 1; v <= at + kMaxWindowsMoved * step; ++v) {
+          sym::Binding moved = base;
+          moved.Set(symbol, v);
+          const auto grown = analysis.DimsAt(n.output(0), moved);
+          if (!grown || *grown == *pooled) continue;
+          const std::string before =
+              analysis.has_example() ? "the export size" : absl::StrCat(symbol, " = ", at);
+          return Report(analysis, g, n, *pooled, *grown, moved, before);
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The pooled dims at `base`, grown first where a window does not fit the input there (a map
+  // of 0: a size nobody runs); nullopt when no such size is found.
+  static std::optional<std::vector<int64_t>> SizesWhereTheWindowFits(const Analysis& analysis,
+                                                                     ir::Node n,
+                                                                     const infer::TensorFact& in,
+                                                                     sym::Binding& base) {
+    constexpr int kMaxDoublings = 12;
+    const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
+    for (int round = 0; round <= kMaxDoublings; ++round) {
+      const auto pooled = analysis.DimsAt(n.output(0), base);
+      if (!pooled || pooled->size() != in.shape->size()) return std::nullopt;
+      bool fits = true;
+      for (size_t axis = kSpatialBegin; axis < pooled->size(); ++axis) {
+        if ((*pooled)[axis] >= 1) continue;
+        fits = false;
+        const sym::MaybeExpr& dim = (*in.shape)[axis];
+        if (!dim) return std::nullopt;
+        for (const std::string& s : dim->Symbols()) {
+          base.Set(s, std::max(2 * base.Get(s).value_or(1), kernel[axis - kSpatialBegin]));
+        }
+      }
+      if (fits) return pooled;
+    }
+    return std::nullopt;
+  }
+
+  Finding Report(const Analysis& analysis, const ir::Graph& g, ir::Node n,
+                 const std::vector<int64_t>& pooled, const std::vector<int64_t>& grown,
+                 const sym::Binding& moved, const std::string& before) const {
+    auto spatial = [](const std::vector<int64_t>& dims) {
+      return absl::StrCat("[",
+                          absl::StrJoin(dims.begin() + static_cast<std::ptrdiff_t>(kSpatialBegin),
+                                        dims.end(), ", "),
+                          "]");
+    };
+    Finding f = FindingAt(
+        analysis, g, n.index(), Severity::kError,
+        absl::StrCat(n.op_type(), " kernel_shape=", Ints(n, "kernel_shape"),
+                     ", strides=", Ints(n, "strides"),
+                     " is an adaptive pool decomposed at the example size (as the exporter "
+                     "recorded it): its pooled size follows the input, where adaptive pooling's ",
+                     analysis.has_example() ? absl::StrCat("stays ", spatial(pooled))
+                                            : std::string("does not change")));
+    f.attribute = "kernel_shape";
+    Counterexample c = analysis.Evaluate(moved);
+    c.failing_node = analysis.Ref(g, n.index());
+    c.failure = absl::StrCat("the pool gives ", spatial(grown), " here and ", spatial(pooled),
+                             " at ", before, "; an adaptive pool gives the same size at both");
+    c.node_fails = false;
+    f.counterexample = std::move(c);
+    f.fix = kFix;
+    return f;
   }
 };
 
