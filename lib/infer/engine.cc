@@ -22,6 +22,15 @@ sym::MaybeExpr DeclaredDim(const TensorShapeProto::Dimension& d) {
   return std::nullopt;
 }
 
+// A dim_param that reads like an expression but is none the parser knows (sympy's Piecewise,
+// torch's IntTrueDiv): it is taken as a name, which promises nothing, so the relation the
+// exporter meant goes unchecked.
+bool IsUnreadExpression(const TensorShapeProto::Dimension& d) {
+  if (!d.has_dim_param()) return false;
+  const std::string& text = d.dim_param();
+  return text.find_first_of("()+*/%") != std::string::npos && !sym::Parse(text).ok();
+}
+
 const TensorShapeProto* DeclaredShape(const ValueInfoProto* vi) {
   if (vi == nullptr || !vi->type().has_tensor_type()) return nullptr;
   if (!vi->type().tensor_type().has_shape()) return nullptr;
@@ -138,6 +147,7 @@ class Propagator : public SubgraphRunner {
                                                 axis, " as ", d.dim_value(),
                                                 "; a dim is never negative, so it is unknown")});
             }
+            NoteUnreadExpression(g, d, absl::StrCat("graph input '", vi.name(), "' axis ", axis));
             sym::MaybeExpr dim = DeclaredDim(d);
             bool symbolic = !d.has_dim_value();
             // An unnamed dynamic dim gets a symbol of its own, named after its place.
@@ -244,6 +254,16 @@ class Propagator : public SubgraphRunner {
     return true;
   }
 
+  // One note for each distinct text: a decoder declares the same dim in every layer.
+  void NoteUnreadExpression(const ir::Graph& g, const TensorShapeProto::Dimension& d,
+                            const std::string& where) {
+    if (!IsUnreadExpression(d) || !unread_dim_params_.insert(d.dim_param()).second) return;
+    AddEngineNote(out_, {&g, -1,
+                         absl::StrCat(where, " is declared as '", d.dim_param(),
+                                      "', which is no expression the linter reads: taken as a "
+                                      "name, it is not checked against the graph")});
+  }
+
   void CheckDeclarations(const ir::Graph& g) {
     auto check = [&](const ValueInfoProto& vi, const char* where) {
       const ir::ValueId id = g.FindValue(vi.name());
@@ -253,6 +273,8 @@ class Propagator : public SubgraphRunner {
       if (f == nullptr || !f->shape || s == nullptr) return;
       if (static_cast<int>(f->shape->size()) != s->dim_size()) return;
       for (int axis = 0; axis < s->dim_size(); ++axis) {
+        NoteUnreadExpression(g, s->dim(axis),
+                             absl::StrCat(where, " '", vi.name(), "' axis ", axis));
         sym::MaybeExpr declared = DeclaredDim(s->dim(axis));
         const sym::MaybeExpr& computed = (*f->shape)[axis];
         if (!declared || !computed || *declared == *computed || !IsPromise(*declared)) continue;
@@ -281,6 +303,7 @@ class Propagator : public SubgraphRunner {
   // The scope each graph is being inferred in, for subgraphs to reach their outer values.
   absl::flat_hash_map<const ir::Graph*, const Scope*> scopes_;
   absl::flat_hash_set<std::string> input_symbols_;
+  absl::flat_hash_set<std::string> unread_dim_params_;
   std::vector<bool> adopted_;              // main-graph values that took their declared shape
   static constexpr int kMaxCapNotes = 10;  // one per node, and no flood on a hostile model
   int cap_notes_ = 0;

@@ -333,12 +333,17 @@ class Parser {
   }
 
   absl::StatusOr<Value> ParseCall(std::string_view name, size_t name_pos) {
-    enum class Fn { kFloor, kCeil, kMin, kMax, kMod };
-    // Lower case is the ToString() spelling; the capitalised ones are how sympy prints.
+    enum class Fn { kFloor, kCeil, kMin, kMax, kMod, kFloorDiv };
+    // Lower case is the ToString() spelling; the capitalised ones are how sympy prints, and the
+    // rest the functions of torch's symbolic shapes (torch.utils._sympy.functions) that the
+    // dynamo exporter writes into dim_param. TruncToInt is floor: a size is never negative.
+    // CleanDiv is a division known to be exact, which floor division gives too.
     static constexpr std::pair<std::string_view, Fn> kFunctions[] = {
-        {"floor", Fn::kFloor}, {"ceil", Fn::kCeil}, {"ceiling", Fn::kCeil},
-        {"min", Fn::kMin},     {"Min", Fn::kMin},   {"max", Fn::kMax},
-        {"Max", Fn::kMax},     {"mod", Fn::kMod},   {"Mod", Fn::kMod},
+        {"floor", Fn::kFloor},      {"ceil", Fn::kCeil},         {"ceiling", Fn::kCeil},
+        {"min", Fn::kMin},          {"Min", Fn::kMin},           {"max", Fn::kMax},
+        {"Max", Fn::kMax},          {"mod", Fn::kMod},           {"Mod", Fn::kMod},
+        {"PythonMod", Fn::kMod},    {"FloorToInt", Fn::kFloor},  {"CeilToInt", Fn::kCeil},
+        {"TruncToInt", Fn::kFloor}, {"FloorDiv", Fn::kFloorDiv}, {"CleanDiv", Fn::kFloorDiv},
     };
     std::optional<Fn> fn;
     for (const auto& [spelling, f] : kFunctions) {
@@ -386,12 +391,14 @@ class Parser {
         }
         break;
       case Fn::kMod:
+      case Fn::kFloorDiv:
         if (args.size() != 2) return arity_error("two arguments");
         if (absl::Status s = CheckDivisor(args[0].expr, args[1].expr, name_pos, arg_pos[1]);
             !s.ok()) {
           return s;
         }
-        result = Mod(args[0].expr, args[1].expr);
+        result = *fn == Fn::kMod ? Mod(args[0].expr, args[1].expr)
+                                 : FloorDiv(args[0].expr, args[1].expr);
         break;
     }
     absl::StatusOr<Expr> e = Known(result, name_pos);

@@ -431,6 +431,30 @@ TEST_CASE("Parse accepts exporter dim_params and the ToString syntax", "[sym]") 
   CHECK(P("ns::dim.0 * 2") == Get(Mul(S("ns::dim.0"), C(2))));
 }
 
+TEST_CASE("Parse reads the sympy torch.export writes into dim_param", "[sym]") {
+  // As the dynamo exporter of torch 2.15 prints them (tests/corpus/torch2).
+  CHECK(P("s77") == S("s77"));
+  CHECK(P("(s77//2)") == Get(FloorDiv(S("s77"), C(2))));
+  CHECK(P("2*((s77//2))") == Get(Mul(C(2), FloorDiv(S("s77"), C(2)))));
+  CHECK(P("s0 + 1") == Get(Add(S("s0"), C(1))));
+  CHECK(P("-s0 + s1") == Get(Sub(S("s1"), S("s0"))));
+  CHECK(P("Max(1, s0)") == Get(Max(C(1), S("s0"))));
+  CHECK(P("Min(16, s0)") == Get(Min(C(16), S("s0"))));
+  CHECK(P("Mod(s0, 2)") == Get(Mod(S("s0"), C(2))));
+  CHECK(P("((s0 - 1)//2) + 1") == Get(Add(FloorDiv(Sub(S("s0"), C(1)), C(2)), C(1))));
+  // torch.utils._sympy.functions.
+  CHECK(P("FloorDiv(s0, 4)") == Get(FloorDiv(S("s0"), C(4))));
+  CHECK(P("CleanDiv(s0, 4)") == Get(FloorDiv(S("s0"), C(4))));
+  CHECK(P("PythonMod(s0, 3)") == Get(Mod(S("s0"), C(3))));
+  CHECK(P("CeilToInt(s0/2)") == Get(CeilDiv(S("s0"), C(2))));
+  CHECK(P("FloorToInt(s0/3)") == Get(FloorDiv(S("s0"), C(3))));
+  CHECK(P("TruncToInt(s0/2)") == Get(FloorDiv(S("s0"), C(2))));
+  // What has no integer meaning here stays unread: a name, never a wrong fact.
+  CHECK(!Parse("Piecewise((1, Eq(s0, 1)), (s0, True))").ok());
+  CHECK(!Parse("IntTrueDiv(s0, 2)").ok());
+  CHECK(FromDimParam("IntTrueDiv(s0, 2)") == S("IntTrueDiv(s0, 2)"));
+}
+
 TEST_CASE("Parse reports bad input with a position", "[sym]") {
   std::string m = ParseError("s0 +");
   CHECK_THAT(m, Catch::Contains("position 4"));

@@ -230,7 +230,8 @@ class Evaluator {
 // Parses the ToString() syntax and what exporters write into dim_param:
 //   integers, symbols ([A-Za-z_][A-Za-z0-9_.:]* or "double-quoted" for any other name),
 //   + - * ( ), a / k and a // k (floor division), a % k, floor(a / k), ceil(a / k),
-//   min(a, b, ...), max(a, b, ...), mod(a, k).
+//   min(a, b, ...), max(a, b, ...), mod(a, k); sympy's and torch's spellings of them (Min,
+//   Max, Mod, ceiling, FloorDiv, CleanDiv, PythonMod, FloorToInt, CeilToInt, TruncToInt).
 absl::StatusOr<Expr> Parse(std::string_view text);
 
 // How to read a dim_param: its expression when it parses, otherwise one symbol with the whole

@@ -1,0 +1,34 @@
+// torch.export's range constraints as the dynamo exporter writes them into the graph metadata.
+#include "lint/export_ranges.h"
+
+#include <catch2/catch.hpp>
+
+namespace shapelint::lint {
+namespace {
+
+TEST_CASE("export ranges: sympy value ranges by symbol, unbounded as nullopt", "[lint]") {
+  const auto r = ParseRangeConstraints(
+      "{s77: VR[0, int_oo], s27: VR[2, int_oo], s0: VR[10, 10], u: VR[-int_oo, 4]}");
+  REQUIRE(r.size() == 4);
+  CHECK(r.at("s77").min == 0);
+  CHECK(!r.at("s77").max);
+  CHECK(r.at("s27").min == 2);
+  CHECK(r.at("s0").min == 10);
+  CHECK(r.at("s0").max == 10);
+  CHECK(!r.at("u").min);
+  CHECK(r.at("u").max == 4);
+}
+
+TEST_CASE("export ranges: what does not read as NAME: VR[LO, HI] gives no range", "[lint]") {
+  CHECK(ParseRangeConstraints("").empty());
+  CHECK(ParseRangeConstraints("s0: VR[1, 2]").empty());  // not a dict
+  CHECK(ParseRangeConstraints("{}").empty());
+  // The readable entry is kept, the others are left out rather than guessed.
+  const auto r = ParseRangeConstraints("{s0: VR[3, 3], s1: VR[x, 4], s2: [1, 2], : VR[1, 1]}");
+  REQUIRE(r.size() == 1);
+  CHECK(r.at("s0").min == 3);
+  CHECK(ParseRangeConstraints("{s0: VR[99999999999999999999, 1]}").empty());  // past int64
+}
+
+}  // namespace
+}  // namespace shapelint::lint
