@@ -30,6 +30,26 @@ bool IsParameterName(const std::string& name) {
   return !after_dot && name.find("Constant") == std::string::npos;
 }
 
+// torch.export's record of the program's inputs, which the dynamo exporter writes into the
+// graph's metadata: "p_fc_weight: PARAMETER target='fc.weight'" for each parameter and buffer.
+constexpr std::string_view kGraphSignature = "pkg.torch.export.ExportedProgram.graph_signature";
+
+// The main graph of `graph`.
+const ir::Graph& MainGraph(const ir::Graph& graph) {
+  const ir::Graph* g = &graph;
+  while (g->parent() != nullptr) g = g->parent();
+  return *g;
+}
+
+// Whether the program's signature lists `name` as a parameter or buffer; nullopt when the model
+// records no signature. Where it does, an initializer it does not list is a constant the
+// optimizer folded and lifted (named after its op: "expand", "val_12"), however it is named.
+std::optional<bool> InSignature(const ir::Graph& graph, const std::string& name) {
+  const std::optional<std::string_view> signature = MainGraph(graph).Metadata(kGraphSignature);
+  if (!signature) return std::nullopt;
+  return signature->find("target='" + name + "'") != std::string_view::npos;
+}
+
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing) {
   // A layer's kernel or features: the requirement is the contraction itself.
@@ -37,7 +57,9 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
       failing.kind == infer::RequirementKind::kInnerDim) {
     return true;
   }
-  if (src.node < 0 && IsParameterName(src.name)) return true;
+  const std::optional<bool> listed =
+      src.node < 0 && src.graph != nullptr ? InSignature(*src.graph, src.name) : std::nullopt;
+  if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
   // Per-channel parameters ([C], [C, 1, 1], [1, C, 1, 1]) and kernels of conv/linear layers:
   // a fixed channel or feature count is the model's design. A literal with two or more sized
   // dims on a broadcast ([1, T, D], [T, T]) is not.
