@@ -1,0 +1,239 @@
+"""Labels for the torch 2.x corpus: ONNX Runtime against eager PyTorch, and the linter's
+counterexamples run on both (export_torch2.py).
+
+A run is one set of input shapes.  Its verdict is one of
+  ok                          ORT and eager agree (shapes, and values within the tolerance)
+  ORT fails / wrong shape / wrong values
+                              ORT and eager disagree where eager runs: the model breaks here
+  eager fails (not counted)   eager PyTorch itself refuses these sizes
+  declared static (not counted)
+                              the ONNX file declares an axis of these inputs static with
+                              another size: the file says it does not take them
+Values agree when np.allclose(ort, eager, rtol=1e-3, atol=1e-4 + 1e-3 * max|eager|)
+(exact for integers and booleans), as in export_corpus.py.
+"""
+
+import json
+import os
+import subprocess
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+
+import export_corpus as ec
+import export_examples as ex
+
+ort.set_default_logger_severity(3)  # failures are recorded per run; ORT's own log is noise here
+
+BREAKING = ("ORT fails", "wrong shape", "wrong values")
+NOT_COUNTED = ("eager fails (not counted)", "declared static (not counted)")
+
+
+def graph_inputs(model):
+    inits = {t.name for t in model.graph.initializer}
+    return [vi for vi in model.graph.input if vi.name not in inits]
+
+
+def static_conflict(model, names, shapes):
+    """The first input axis the file declares static with another size than `shapes` has."""
+    for vi, name in zip(graph_inputs(model), names):
+        dims = vi.type.tensor_type.shape.dim
+        want = shapes.get(name)
+        if want is None or len(dims) != len(want):
+            continue
+        for k, (d, w) in enumerate(zip(dims, want)):
+            if d.HasField("dim_value") and d.dim_value != w:
+                return "%s axis %d is declared %d" % (name, k, d.dim_value)
+    return None
+
+
+def session(path):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+def inputs_for(e, shapes, seed):
+    make = e.get("make_inputs")
+    return make(shapes, seed) if make else ec.make_inputs(e, shapes, seed)
+
+
+def eager_outputs(e, arrs):
+    ref = e.get("reference") or e["module"]
+    ref.eval()
+    call = e.get("call")
+    with torch.no_grad():
+        out = call(ref, arrs) if call else ref(*[torch.from_numpy(x) for x in arrs.values()])
+    return [t.detach().numpy() for t in ec.flat_outputs(out)]
+
+
+def compare(want, got):
+    """(verdict, max_abs_diff or None) of ORT's outputs `got` against eager's `want`."""
+    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want)):
+        return "wrong shape", None
+    match, diff = True, 0.0
+    for g, w in zip(got, want):
+        if w.size == 0:
+            continue
+        if w.dtype.kind in "fc":
+            fin = np.isfinite(w) & np.isfinite(g)
+            if fin.any():
+                diff = max(diff, float(np.max(np.abs(g[fin].astype(np.float64) - w[fin]))))
+            scale = float(np.max(np.abs(w[np.isfinite(w)]))) if np.isfinite(w).any() else 0.0
+            match = match and bool(np.allclose(g, w, rtol=1e-3, atol=1e-4 + 1e-3 * scale, equal_nan=True))
+        elif not np.array_equal(g.astype(w.dtype), w):
+            match = False
+            diff = max(diff, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
+    return ("ok", None) if match else ("wrong values", float("%.4g" % diff))
+
+
+def run_one(e, model, sess, shapes, seed):
+    """One run: the row ground_truth.json stores."""
+    row = {"inputs": {n: list(s) for n, s in shapes.items()}}
+    conflict = static_conflict(model, e["inputs"], shapes)
+    if conflict:
+        row["verdict"] = "declared static (not counted)"
+        row["declared"] = conflict
+        return row
+    arrs = inputs_for(e, shapes, seed)
+    try:
+        want = eager_outputs(e, arrs)
+        row["eager"] = [list(w.shape) for w in want]
+    except Exception as err:  # eager refuses these sizes
+        row["eager_error"] = ex.shorten("%s: %s" % (type(err).__name__, ex.first_line(err)), 300)
+        want = None
+    feeds = {vi.name: arr for vi, arr in zip(graph_inputs(model), arrs.values())}
+    try:
+        got = sess.run(None, feeds)
+        row["ort"] = [list(g.shape) for g in got]
+    except Exception as err:
+        msg = " ".join(str(err).split())
+        row["ort_error"] = ex.shorten(ex.short_ort_error(msg), 400)
+        node = ec.ort_node(msg)
+        if node is not None:
+            row["ort_node"] = node
+        got = None
+    if want is None:
+        row["verdict"] = "eager fails (not counted)"
+    elif got is None:
+        row["verdict"] = "ORT fails"
+    else:
+        row["verdict"], diff = compare(want, [np.asarray(g) for g in got])
+        if diff is not None:
+            row["max_abs_diff"] = diff
+    return row
+
+
+def specialized_axes(model, e):
+    """Requested-dynamic input axes the file declares static: '<input>[axis]=size'."""
+    out = []
+    for vi, name in zip(graph_inputs(model), e["inputs"]):
+        for k, d in enumerate(vi.type.tensor_type.shape.dim):
+            if d.HasField("dim_value") and k in e["dynamic"].get(name, []):
+                out.append("%s[%d]=%d" % (name, k, d.dim_value))
+    return out
+
+
+def label(e, model, run_path, exporter, notes, external):
+    sess = session(run_path)
+    sizes = [dict(e["shapes"])] + [r for r in e["runs"] if r != e["shapes"]]
+    rows = [run_one(e, model, sess, s, 1000 + k) for k, s in enumerate(sizes)]
+    breaks = any(r["verdict"] in BREAKING for r in rows)
+    entry = {
+        "source": e["src"],
+        "init": e.get("init") or None,
+        "exporter": exporter,
+        "opset": next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None),
+        "export_inputs": {n: list(e["shapes"][n]) for n in e["inputs"]},
+        "int_inputs": {n: [0, h] for n, h in e.get("ints", {}).items()} or None,
+        "dynamic_axes": ec.input_axes(model),
+        "specialized": specialized_axes(model, e) or None,
+        "export_notes": [ex.shorten(n, 400) for n in notes] or None,
+        "graph_only": {"external_data": external} if external else None,
+        "declared_outputs": ec.declared_outputs(model),
+        "runs": rows,
+        "breaks": breaks,
+        "torch1_label": ("breaks" if e["expect"] else "healthy") if e.get("expect") is not None else None,
+    }
+    if breaks:
+        entry["breaks_at_export_size"] = rows[0]["verdict"] in BREAKING
+        entry["suspects"] = [s.split(" ")[0] for s in ec.suspects(model, e)] or None
+    return {k: v for k, v in entry.items() if v is not None}
+
+
+def summary(lab):
+    verdicts = [r["verdict"].split(" (")[0] for r in lab["runs"]]
+    return ", ".join(verdicts)
+
+
+def lint(linter, path, export_inputs=None):
+    argv = [linter, "--isolated", "--format", "json", "--jobs", "1"]
+    if export_inputs:
+        argv += ["--export-dims", ",".join("%s=%s" % (n, "x".join(str(d) for d in s))
+                                           for n, s in export_inputs.items())]
+    try:
+        p = subprocess.run(argv + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return json.loads(p.stdout)["models"][0]["findings"]
+    except (OSError, ValueError, KeyError, IndexError) as err:
+        print("  linter failed on %s: %s" % (path, err))
+        return []
+
+
+def confirm(linter, path, e, run_path, lab):
+    """Each error's counterexample (linted alone and with --export-dims), run on ORT and eager."""
+    if not linter or not os.path.exists(linter):
+        return None
+    model = onnx.load(path, load_external_data=False)
+    sess = session(run_path)
+    seen, out = set(), []
+    for told in (None, lab["export_inputs"]):
+        for f in lint(linter, path, told):
+            cx = (f.get("counterexample") or {}).get("inputs")
+            if f["severity"] != "error" or not cx:
+                continue
+            key = json.dumps(cx, sort_keys=True)
+            if key in seen:
+                continue
+            seen.add(key)
+            shapes = {n: tuple(cx[n]) for n in e["inputs"] if n in cx}
+            if len(shapes) != len(e["inputs"]):
+                out.append({"inputs": cx, "verdict": "inputs not all given"})
+                continue
+            row = run_one(e, model, sess, shapes, 777)
+            row["rule"] = f["rule"]
+            out.append(row)
+    return out
+
+
+def versions():
+    import onnxscript
+    v = {"torch": torch.__version__, "onnxscript": onnxscript.__version__, "onnx": onnx.__version__,
+         "onnxruntime": ort.__version__}
+    for name in ("torchvision", "timm", "transformers"):
+        try:
+            v[name] = __import__(name).__version__
+        except ImportError:
+            pass
+    return v
+
+
+def document(labels, not_exported):
+    n_break = sum(1 for v in labels.values() if v["breaks"])
+    return {
+        "about": "Ground truth for the models in this directory, written by "
+                 "tools/models/export_torch2.py (never edited by hand). Each model ran on ONNX Runtime "
+                 "(CPU, 1 thread) and on eager PyTorch on the same inputs; the first run is the export "
+                 "size. 'breaks': ORT fails, or its output shape or values differ from eager, at some size "
+                 "where eager runs and the file declares the axes dynamic. 'suspects': nodes reading a "
+                 "constant that holds an export size (found automatically, not by hand). "
+                 "'counterexamples': each linter error's counterexample, run the same way.",
+        "versions": versions(),
+        "counts": {"models": len(labels), "breaks": n_break, "healthy": len(labels) - n_break,
+                   "not_exported": len(not_exported)},
+        "not_exported": not_exported,
+        "models": dict(sorted(labels.items())),
+    }
