@@ -242,7 +242,7 @@ class BakedPoolKernel : public Rule {
     constexpr int kMaxDoublings = 12;
     const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
     for (int round = 0; round <= kMaxDoublings; ++round) {
-      const auto pooled = analysis.DimsAt(n.output(0), base);
+      auto pooled = analysis.DimsAt(n.output(0), base);
       if (!pooled || pooled->size() != in.shape->size()) return std::nullopt;
       bool fits = true;
       for (size_t axis = kSpatialBegin; axis < pooled->size(); ++axis) {

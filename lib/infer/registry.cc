@@ -262,8 +262,8 @@ constexpr OpEntry kTrainingOps[] = {
     {"Momentum", InferMomentum},
 };
 
-template <size_t N>
-OpInferFn Lookup(const OpEntry (&entries)[N], std::string_view op_type) {
+template <size_t kCount>
+OpInferFn Lookup(const OpEntry (&entries)[kCount], std::string_view op_type) {
   for (const OpEntry& e : entries) {
     if (e.op_type == op_type) return e.fn;
   }
