@@ -129,7 +129,8 @@ void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64
   const sym::MaybeExpr* dim = DimOf(data, axis);
   // Only dims that are input dims or polynomials in them: past a floor or a min (windows,
   // strides, padding arithmetic) a match with the example is more likely a coincidence.
-  if (std::llabs(v) >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant() ||
+  // (Slice writes INT64_MIN and INT64_MAX for "to the end": no size, and -INT64_MIN overflows.)
+  if (v <= -kHugeBound || v >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant() ||
       !(*dim)->IsPolynomial()) {
     return;
   }

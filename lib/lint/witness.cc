@@ -37,11 +37,14 @@ std::optional<std::vector<int64_t>> DiagonalRoots(const sym::MaybeExpr& e,
                                                   const std::vector<std::string>& members) {
   if (!e) return std::nullopt;
   const std::optional<sym::LinearForm> form = sym::AsLinear(*e);
-  if (!form || std::abs(form->constant) > kMaxDiagonalCoefficient) return std::nullopt;
+  if (!form || form->constant < -kMaxDiagonalCoefficient ||
+      form->constant > kMaxDiagonalCoefficient) {
+    return std::nullopt;
+  }
   int64_t slope = 0;
   for (const auto& [symbol, coefficient] : form->terms) {
     if (std::find(members.begin(), members.end(), symbol) == members.end() ||
-        std::abs(coefficient) > kMaxDiagonalCoefficient) {
+        coefficient < -kMaxDiagonalCoefficient || coefficient > kMaxDiagonalCoefficient) {
       return std::nullopt;
     }
     slope += coefficient;
