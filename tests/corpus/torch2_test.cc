@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -179,6 +180,16 @@ TEST_CASE("torch 2.x corpus: no false errors, recall and blame floors, real coun
   CHECK(dynamo >= 100);
   CHECK(torchscript >= 100);
   CHECK(batch_one >= 60);
+}
+
+TEST_CASE("torch 2.x corpus: the labels name no machine's files", "[corpus][torch2]") {
+  // Paths in export errors and stack traces are relative to the repository or start at
+  // site-packages/ (tools/models/torch2_runs.py, portable_path); an absolute one would be the
+  // generating machine's.
+  std::ifstream in(kDir / "ground_truth.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(!absl::StrContains(text, "/site-packages/"));
+  CHECK(!absl::StrContains(text, "/tools/models/"));
 }
 
 TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]") {

@@ -188,18 +188,11 @@ def torchscript_export(module, args, e):
 def scrub_paths(model):
     """Makes the file paths the exporter records in metadata (stack traces) machine-independent:
     this repository's files relative to its root, installed packages from site-packages/ on."""
-    root = os.path.normpath(os.path.join(HERE, "..", "..")) + os.sep
     pattern = re.compile(r'File "([^"]*)"')
-
-    def fix(path):
-        if path.startswith(root):
-            return path[len(root):]
-        k = path.find("site-packages" + os.sep)
-        return path[k:] if k >= 0 else (os.path.basename(path) if os.path.isabs(path) else path)
 
     def scrub(props):
         for p in props:
-            p.value = pattern.sub(lambda m: 'File "%s"' % fix(m.group(1)), p.value)
+            p.value = pattern.sub(lambda m: 'File "%s"' % runs.portable_path(m.group(1)), p.value)
 
     scrub(model.metadata_props)
     graphs = [model.graph] + [f for f in model.functions]
@@ -329,7 +322,7 @@ def main():
             labels.pop(name, None)
             not_exported.pop(name, None)
             if model is None:
-                not_exported[name] = {"source": entry["src"], "error": notes[-1]}
+                not_exported[name] = {"source": entry["src"], "error": runs.portable_text(notes[-1])}
                 print("  %s: NOT EXPORTED" % name)
                 continue
             ex.strip_doc_strings(model)

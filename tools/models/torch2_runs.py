@@ -15,7 +15,9 @@ Values agree when np.allclose(ort, eager, rtol=1e-3, atol=1e-4 + 1e-3 * max|eage
 
 import json
 import os
+import re
 import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -26,6 +28,33 @@ import export_corpus as ec
 import export_examples as ex
 
 ort.set_default_logger_severity(3)  # failures are recorded per run; ORT's own log is noise here
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")) + os.sep
+# The prefixes of this machine's files: the repository, the virtual environment, the Python it
+# was made from. Other absolute paths in messages (ONNX Runtime's build tree) are not ours.
+LOCAL_PREFIXES = tuple({ROOT, sys.prefix + os.sep, sys.base_prefix + os.sep})
+ABSOLUTE_PATH = re.compile(r"/[^\s\"':,()]+")
+
+
+def portable_path(path):
+    """A path as the committed files may hold it: this repository's files relative to its root,
+    installed packages from site-packages/ on, Python's own library by file name."""
+    if path.startswith(ROOT):
+        return path[len(ROOT):]
+    k = path.find("site-packages" + os.sep)
+    if k >= 0:
+        return path[k:]
+    return os.path.basename(path) if os.path.isabs(path) else path
+
+
+def portable_text(text):
+    """`text` with the paths of this machine's files made portable (portable_path)."""
+    def fix(m):
+        p = m.group(0)
+        local = p.startswith(LOCAL_PREFIXES) or "site-packages" + os.sep in p
+        return portable_path(p) if local else p
+    return ABSOLUTE_PATH.sub(fix, text)
+
 
 BREAKING = ("ORT fails", "wrong shape", "wrong values")
 NOT_COUNTED = ("eager fails (not counted)", "declared static (not counted)")
@@ -104,7 +133,7 @@ def run_one(e, model, sess, shapes, seed):
         want = eager_outputs(e, arrs)
         row["eager"] = [list(w.shape) for w in want]
     except Exception as err:  # eager refuses these sizes
-        row["eager_error"] = ex.shorten("%s: %s" % (type(err).__name__, ex.first_line(err)), 300)
+        row["eager_error"] = ex.shorten(portable_text("%s: %s" % (type(err).__name__, ex.first_line(err))), 300)
         want = None
     feeds = {vi.name: arr for vi, arr in zip(graph_inputs(model), arrs.values())}
     try:
@@ -152,7 +181,7 @@ def label(e, model, run_path, exporter, notes, external):
         "int_inputs": {n: [0, h] for n, h in e.get("ints", {}).items()} or None,
         "dynamic_axes": ec.input_axes(model),
         "specialized": specialized_axes(model, e) or None,
-        "export_notes": [ex.shorten(n, 400) for n in notes] or None,
+        "export_notes": [ex.shorten(portable_text(n), 400) for n in notes] or None,
         "graph_only": {"external_data": external} if external else None,
         "declared_outputs": ec.declared_outputs(model),
         "runs": rows,
