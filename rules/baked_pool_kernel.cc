@@ -15,6 +15,7 @@
 // PyTorch code is an adaptive pool (the stack trace's line, or AdaptiveAvgPool2d in the module
 // classes) is reported with the sizes at which its output grows where adaptive pooling's
 // would not.
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -75,19 +76,21 @@ bool TilesExactly(ir::Node n) {
          std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; });
 }
 
-// True when the exporter recorded that the node came from an adaptive pool.
+// True when `text` names an adaptive pool in any of PyTorch's spellings: F.adaptive_avg_pool2d,
+// nn.AdaptiveMaxPool1d, aten.adaptive_avg_pool2d.
+bool NamesAdaptivePool(std::string text) {
+  text.erase(std::remove(text.begin(), text.end(), '_'), text.end());
+  absl::AsciiStrToLower(&text);
+  return absl::StrContains(text, "adaptiveavgpool") || absl::StrContains(text, "adaptivemaxpool");
+}
+
+// True when the exporter recorded that the node came from an adaptive pool: in the module
+// classes it is in, or in the PyTorch line that made it.
 bool RecordedAsAdaptivePool(ir::Node n) {
-  for (const std::string& c : ClassHierarchy(n)) {
-    if (absl::StrContains(c, "AdaptiveAvgPool") || absl::StrContains(c, "AdaptiveMaxPool") ||
-        absl::StrContains(c, "adaptive_avg_pool") || absl::StrContains(c, "adaptive_max_pool")) {
-      return true;
-    }
-  }
+  const std::vector<std::string> classes = ClassHierarchy(n);
+  if (std::any_of(classes.begin(), classes.end(), NamesAdaptivePool)) return true;
   const std::optional<SourceLocation> source = SourceOf(n);
-  return source && (absl::StrContains(source->code, "adaptive_avg_pool") ||
-                    absl::StrContains(source->code, "adaptive_max_pool") ||
-                    absl::StrContains(source->code, "AdaptiveAvgPool") ||
-                    absl::StrContains(source->code, "AdaptiveMaxPool"));
+  return source && NamesAdaptivePool(source->code);
 }
 
 bool IsDecomposedAdaptivePool(const BlameSite& site, int index) {

@@ -28,23 +28,23 @@ class SpecializedDim : public Rule {
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     const ir::Graph& graph = analysis.model().graph();
-    const std::map<std::string, ExportRange> ranges = ExportRanges(analysis.model());
-    if (ranges.empty()) return;
     std::vector<std::string> reported;
+    // In input order, each symbol at the first input dim it names.
     for (const infer::InputDim& d : analysis.inference().input_dims) {
-      if (!d.declared_symbolic || !d.dim) continue;
-      const std::optional<std::string_view> name = d.dim->AsSymbol();
+      const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
       if (!name) continue;
       const std::string symbol(*name);
-      auto it = ranges.find(symbol);
-      if (it == ranges.end() || !it->second.min || it->second.min != it->second.max) continue;
-      if (std::find(reported.begin(), reported.end(), symbol) != reported.end()) continue;
-      reported.push_back(symbol);
-      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
-          GraphRequires(analysis, symbol, *it->second.min)) {
+      auto it = analysis.specialized().find(symbol);
+      if (it == analysis.specialized().end() ||
+          std::find(reported.begin(), reported.end(), symbol) != reported.end()) {
         continue;
       }
-      out.push_back(Report(analysis, graph, d, symbol, *it->second.min));
+      reported.push_back(symbol);
+      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
+          GraphRequires(analysis, symbol, it->second)) {
+        continue;
+      }
+      out.push_back(Report(analysis, graph, d, symbol, it->second));
     }
   }
 

@@ -10,7 +10,8 @@ Analysis::Analysis(const ir::Model& model)
       symbols_(inference_.InputSymbols()),
       pins_(FindPins(inference_, symbols_)),
       solution_(inference_, symbols_, pins_.constraints),
-      evaluator_(model_, inference_, symbols_, solution_) {}
+      evaluator_(model_, inference_, symbols_, solution_),
+      specialized_(SpecializedInputSymbols(model_, inference_)) {}
 
 void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {
   Blamed blamed =

@@ -10,6 +10,7 @@
 #ifndef SHAPELINT_LIB_LINT_ANALYSIS_H_
 #define SHAPELINT_LIB_LINT_ANALYSIS_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "absl/types/span.h"
 #include "lint/blame.h"
 #include "lint/evaluator.h"
+#include "lint/export_ranges.h"
 #include "lint/literals.h"
 #include "lint/pins.h"
 #include "lint/requirements.h"
@@ -46,6 +48,10 @@ class Analysis {
   const std::vector<Cause>& causes() const { return causes_; }
   // True when a rule claimed a cause whose culprit is `node` of `graph`.
   bool Claimed(const ir::Graph& graph, int node) const;
+
+  // Input symbols declared dynamic that torch.export recorded specialized to one size, with
+  // that size (lint/export_ranges.h); empty for models without its record.
+  const std::map<std::string, int64_t>& specialized() const { return specialized_; }
 
   // Requirements that hold exactly up to a size: bounds of the model's design (lint/pins.h).
   const std::vector<Bound>& bounds() const { return pins_.bounds; }
@@ -105,6 +111,7 @@ class Analysis {
   PinSet pins_;
   Solution solution_;
   GraphEvaluator evaluator_;
+  std::map<std::string, int64_t> specialized_;
   sym::Binding example_;
   std::vector<Cause> causes_;
   std::vector<std::string> weight_symbols_;  // sorted

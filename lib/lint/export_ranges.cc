@@ -56,4 +56,20 @@ std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
   return {};
 }
 
+std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
+                                                       const infer::Inference& inference) {
+  std::map<std::string, int64_t> specialized;
+  const std::map<std::string, ExportRange> ranges = ExportRanges(model);
+  if (ranges.empty()) return specialized;
+  for (const infer::InputDim& d : inference.input_dims) {
+    if (!d.declared_symbolic || !d.dim) continue;
+    const std::optional<std::string_view> name = d.dim->AsSymbol();
+    if (!name) continue;
+    auto it = ranges.find(std::string(*name));
+    if (it == ranges.end() || !it->second.min || it->second.min != it->second.max) continue;
+    specialized.emplace(it->first, *it->second.min);
+  }
+  return specialized;
+}
+
 }  // namespace shapelint::lint

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 
 namespace shapelint::lint {
@@ -32,6 +33,11 @@ std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
 // metadata of IR versions before 10, and of ONNX's text format as Debian's onnx parses it).
 // Empty when it records none.
 std::map<std::string, ExportRange> ExportRanges(const ir::Model& model);
+
+// The symbols of input dims declared dynamic that `model` records specialized to one size
+// (VR[v, v]), with that size.
+std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
+                                                       const infer::Inference& inference);
 
 }  // namespace shapelint::lint
 

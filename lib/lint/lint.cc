@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
-#include "lint/export_ranges.h"
 #include "lint/rule.h"
 #include "lint/selection.h"
 #include "shapelint/sym/expr.h"
@@ -30,20 +29,12 @@ absl::StatusOr<sym::Binding> ExampleSizes(const Analysis& analysis, const ProbeS
 // join the example (the user's --export-dims win where both give one), so that the literals
 // derived from them are found without being told (SL007, SL008).
 void AddRecordedExampleSizes(Analysis& analysis) {
-  const std::map<std::string, ExportRange> ranges = ExportRanges(analysis.model());
-  if (ranges.empty()) return;
+  if (analysis.specialized().empty()) return;
   sym::Binding example = analysis.example();
-  bool added = false;
-  for (const infer::InputDim& d : analysis.inference().input_dims) {
-    if (!d.declared_symbolic || !d.dim) continue;
-    const std::optional<std::string_view> name = d.dim->AsSymbol();
-    if (!name || example.Get(*name)) continue;
-    auto it = ranges.find(std::string(*name));
-    if (it == ranges.end() || !it->second.min || it->second.min != it->second.max) continue;
-    example.Set(*name, *it->second.min);
-    added = true;
+  for (const auto& [symbol, size] : analysis.specialized()) {
+    if (!example.Get(symbol)) example.Set(symbol, size);
   }
-  if (added) analysis.SetExample(std::move(example));
+  analysis.SetExample(std::move(example));
 }
 
 // A rule reports at most at its level (its doc page's "Severity:"): more is a bug in the rule.
