@@ -18,6 +18,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/export_ranges.h"
+#include "lint/literals.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -44,9 +46,31 @@ class DesignRange : public Rule {
     for (const auto& [symbols, bound] : tightest) {
       if (!AtTheExampleSize(analysis, *bound)) out.push_back(Report(analysis, *bound));
     }
+    for (const Pin* pin : OneForEachSet(analysis.design_pins())) {
+      out.push_back(ReportTraced(analysis, *pin));
+    }
   }
 
  private:
+  // The first restriction, in the graph's order, of each set of symbols, leaving out a set that
+  // holds one already reported: [h, w] and [batch, h, w] are one restriction of h and w.
+  static std::vector<const Pin*> OneForEachSet(const std::vector<Pin>& pins) {
+    std::vector<const Pin*> by_size;
+    for (const Pin& p : pins) by_size.push_back(&p);
+    std::stable_sort(by_size.begin(), by_size.end(), [](const Pin* a, const Pin* b) {
+      return a->symbols.size() < b->symbols.size();
+    });
+    std::vector<const Pin*> kept;
+    for (const Pin* p : by_size) {
+      const bool covered = std::any_of(kept.begin(), kept.end(), [&](const Pin* k) {
+        return std::includes(p->symbols.begin(), p->symbols.end(), k->symbols.begin(),
+                             k->symbols.end());
+      });
+      if (!covered) kept.push_back(p);
+    }
+    return kept;
+  }
+
   // True when the bound is the size the model was exported at (given, or recorded by the
   // exporter): x[:, :10] at an example length of 10 is the example's length, not a table's, and
   // the rules for baked sizes report it (SL007, SL011).
@@ -90,6 +114,42 @@ class DesignRange : public Rule {
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names, " within [1, ", bound.max,
                          "], or enlarge the table or buffer the graph slices");
+    return f;
+  }
+
+  // A restriction over sizes the exporter kept symbolic: it comes from the module, since no
+  // constant of the graph can hold those sizes' example values (lint/export_ranges.h).
+  Finding ReportTraced(const Analysis& analysis, const Pin& pin) const {
+    const infer::Requirement& r = *pin.requirement;
+    const ir::Graph& graph = *r.graph;
+    const std::string names = absl::StrJoin(pin.symbols, ", ");
+    Witness w = analysis.WitnessFor(pin.symbols);
+    Finding f = FindingAt(
+        analysis, graph, r.node >= 0 ? r.node : 0, info().level,
+        absl::StrCat(names, pin.symbols.size() > 1 ? " are" : " is",
+                     " restricted by a size of the model's own: ", r.what, " (",
+                     r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText), ")"));
+    f.symbols = pin.symbols;
+    f.witness = std::move(w);
+    f.counterexample = analysis.CounterexampleFor(pin.symbols);
+    const LiteralSource literal = LiteralSideOf(analysis.inference(), r);
+    if (literal.kind != LiteralSource::Kind::kNone) {
+      f.attribute = literal.name;
+      f.notes.push_back({absl::StrCat("the fixed side is '", literal.name, "' [",
+                                      absl::StrJoin(literal.dims, ", "), "]"),
+                         std::nullopt});
+    }
+    f.notes.push_back(
+        {absl::StrCat("torch.export traced ", names, " symbolically (",
+                      std::string(kRangeConstraintsKey), " gives ",
+                      pin.symbols.size() > 1 ? "them" : "it",
+                      " more than one size), so no constant of the graph holds ",
+                      pin.symbols.size() > 1 ? "their" : "its",
+                      " example size: the limit is a buffer, a parameter or a size written in "
+                      "the model's code, and eager PyTorch fails past it too"),
+         std::nullopt});
+    f.fix = absl::StrCat("serve and profile ", names,
+                         " where the witness says, or change the module that fixes the size");
     return f;
   }
 

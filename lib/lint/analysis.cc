@@ -4,6 +4,28 @@
 
 namespace shapelint::lint {
 
+namespace {
+
+// True when the requirement is that a size be 1: what an op demands of its operand (Squeeze of
+// an axis), not a size some tensor of the module has.
+bool SizeOne(const infer::Requirement& r) {
+  return r.rhs.AsConstant() == 1 || r.lhs.AsConstant() == 1;
+}
+
+// True when `pin` restricts only symbols torch.export traced symbolically (`traced`, sorted):
+// the sizes it compares them with are then not the example's but the module's, a buffer's or a
+// parameter's or a number in its code (lint/export_ranges.h). An input contract (past + seq ==
+// total) stays with SL006, and a pin that fails at every size tried is a limit of the solver,
+// not evidence of a design.
+bool ModuleSizes(const Pin& pin, const std::vector<std::string>& traced) {
+  if (pin.contract || pin.always_false || pin.symbols.empty() || SizeOne(*pin.requirement)) {
+    return false;
+  }
+  return std::includes(traced.begin(), traced.end(), pin.symbols.begin(), pin.symbols.end());
+}
+
+}  // namespace
+
 Analysis::Analysis(const ir::Model& model)
     : model_(model),
       inference_(infer::Infer(model)),
@@ -11,11 +33,16 @@ Analysis::Analysis(const ir::Model& model)
       pins_(FindPins(inference_, symbols_)),
       solution_(inference_, symbols_, pins_.constraints),
       evaluator_(model_, inference_, symbols_, solution_),
-      specialized_(SpecializedInputSymbols(model_, inference_)) {}
+      specialized_(SpecializedInputSymbols(model_, inference_)) {
+  const std::vector<std::string> traced = TracedInputSymbols(model_, inference_);
+  for (const Pin& pin : pins_.pins) {
+    (ModuleSizes(pin, traced) ? design_pins_ : blamed_pins_).push_back(pin);
+  }
+}
 
 void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {
   Blamed blamed =
-      lint::AssignCauses({model_, inference_, solution_, evaluator_}, pins_.pins, matchers);
+      lint::AssignCauses({model_, inference_, solution_, evaluator_}, blamed_pins_, matchers);
   causes_ = std::move(blamed.causes);
   weight_symbols_ = std::move(blamed.weight_symbols);
 }

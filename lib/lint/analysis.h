@@ -55,6 +55,11 @@ class Analysis {
 
   // Requirements that hold exactly up to a size: bounds of the model's design (lint/pins.h).
   const std::vector<Bound>& bounds() const { return pins_.bounds; }
+  // Pins over input symbols only that torch.export recorded traced symbolically: no constant
+  // holds their example size, so what restricts them is the module's own (a buffer, a
+  // parameter, a size written in its code), which eager PyTorch shares. Blame skips them;
+  // SL010 reports them. Empty for models without the exporter's record.
+  const std::vector<Pin>& design_pins() const { return design_pins_; }
 
   // The sizes under which every pin holds (best effort), and every input symbol's value there.
   const sym::Binding& witness() const { return solution_.witness(); }
@@ -109,6 +114,8 @@ class Analysis {
   infer::Inference inference_;
   std::vector<std::string> symbols_;  // input symbols, sorted
   PinSet pins_;
+  std::vector<Pin> blamed_pins_;  // the pins blame walks from: pins_.pins less design_pins_
+  std::vector<Pin> design_pins_;
   Solution solution_;
   GraphEvaluator evaluator_;
   std::map<std::string, int64_t> specialized_;

@@ -56,20 +56,45 @@ std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
   return {};
 }
 
-std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
-                                                       const infer::Inference& inference) {
-  std::map<std::string, int64_t> specialized;
+namespace {
+
+// The declared-dynamic input symbols `model` records a range for, with that range.
+std::map<std::string, ExportRange> InputRanges(const ir::Model& model,
+                                               const infer::Inference& inference) {
+  std::map<std::string, ExportRange> found;
   const std::map<std::string, ExportRange> ranges = ExportRanges(model);
-  if (ranges.empty()) return specialized;
+  if (ranges.empty()) return found;
   for (const infer::InputDim& d : inference.input_dims) {
     if (!d.declared_symbolic || !d.dim) continue;
     const std::optional<std::string_view> name = d.dim->AsSymbol();
     if (!name) continue;
     auto it = ranges.find(std::string(*name));
-    if (it == ranges.end() || !it->second.min || it->second.min != it->second.max) continue;
-    specialized.emplace(it->first, *it->second.min);
+    if (it != ranges.end()) found.insert(*it);
+  }
+  return found;
+}
+
+bool OneSize(const ExportRange& r) { return r.min && r.min == r.max; }
+bool Unbounded(const ExportRange& r) { return !r.max; }
+
+}  // namespace
+
+std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
+                                                       const infer::Inference& inference) {
+  std::map<std::string, int64_t> specialized;
+  for (const auto& [symbol, range] : InputRanges(model, inference)) {
+    if (OneSize(range)) specialized.emplace(symbol, *range.min);
   }
   return specialized;
+}
+
+std::vector<std::string> TracedInputSymbols(const ir::Model& model,
+                                            const infer::Inference& inference) {
+  std::vector<std::string> traced;
+  for (const auto& [symbol, range] : InputRanges(model, inference)) {
+    if (Unbounded(range)) traced.push_back(symbol);  // the map's order: sorted
+  }
+  return traced;
 }
 
 }  // namespace shapelint::lint
