@@ -121,22 +121,56 @@ std::optional<Counterexample> GraphEvaluator::CounterexampleAt(const sym::Bindin
   return c;
 }
 
+std::vector<std::string> GraphEvaluator::InAxisOrder(
+    const std::vector<std::string>& symbols) const {
+  std::vector<std::string> ordered;
+  for (const infer::InputDim& d : inference_.input_dims) {
+    const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
+    if (!name) continue;
+    const std::string symbol(*name);
+    const bool wanted = std::find(symbols.begin(), symbols.end(), symbol) != symbols.end();
+    if (wanted && std::find(ordered.begin(), ordered.end(), symbol) == ordered.end()) {
+      ordered.push_back(symbol);
+    }
+  }
+  for (const auto& s : symbols) {
+    if (std::find(ordered.begin(), ordered.end(), s) == ordered.end()) ordered.push_back(s);
+  }
+  return ordered;
+}
+
 std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
     const std::vector<std::string>& symbols) const {
   const sym::Binding& witness = solution_.witness();
   // Candidates, nearest first: just above the working range, just below it, twice the size.
   constexpr int kAttempts = 3;
+  auto candidate = [&](const std::string& s, int attempt) -> std::optional<int64_t> {
+    auto range = solution_.RangeOf(s);
+    auto w = witness.Get(s);
+    if (!range || !w) return std::nullopt;
+    if (attempt == 0 && range->second < kScanLimit) return range->second + 1;
+    if (attempt == 1 && range->first > 1) return range->first - 1;
+    if (attempt == 2) return 2 * *w + 1;
+    return std::nullopt;
+  };
+  // One symbol at a time first, in the inputs' axis order (batch and sequence before the
+  // features a layer's weights fix in eager too): the smallest change that breaks the graph
+  // shows what was baked, where moving everything at once also moves sizes eager rejects.
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (const auto& s : InAxisOrder(symbols)) {
+      const std::optional<int64_t> v = candidate(s, attempt);
+      if (!v) continue;
+      sym::Binding b = witness;
+      b.Set(s, *v);
+      if (FirstFailure(b)) return b;
+    }
+  }
+  // Then all together: a relation between them may hold whenever one moves alone.
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     sym::Binding b = witness;
     bool moved = false;
     for (const auto& s : symbols) {
-      auto range = solution_.RangeOf(s);
-      auto w = witness.Get(s);
-      if (!range || !w) continue;
-      std::optional<int64_t> v;
-      if (attempt == 0 && range->second < kScanLimit) v = range->second + 1;
-      if (attempt == 1 && range->first > 1) v = range->first - 1;
-      if (attempt == 2) v = 2 * *w + 1;
+      const std::optional<int64_t> v = candidate(s, attempt);
       if (!v) continue;
       b.Set(s, *v);
       moved = true;

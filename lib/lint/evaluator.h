@@ -46,8 +46,11 @@ class GraphEvaluator {
   std::optional<Counterexample> CounterexampleAt(const sym::Binding& binding) const;
 
   // The witness with `symbols` moved just outside the range where the model works (above it,
-  // below it, or to twice the size), at the first of those at which something fails.
+  // below it, or to twice the size), at the first of those at which something fails: one
+  // symbol alone first, then all of them together.
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
+  // `symbols` in the order the inputs' axes name them; any the inputs do not name, last.
+  std::vector<std::string> InAxisOrder(const std::vector<std::string>& symbols) const;
   // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
   std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const;
   // A binding at the export sizes `example`, moving one of `symbols` to a nearby size (one

@@ -145,6 +145,22 @@ class GroupCheck {
   std::vector<const Requirement*> order_;
 };
 
+// The diagonal puts every member at the size the tightest of them needs (h = w = 193 for a
+// table of 7 x 7 after a stride of 32), and with them a batch the same requirement mentions:
+// each member is lowered, in turn, to the smallest size from 2 at which everything still
+// holds, so that a free batch reads 2, not 193.
+sym::Binding Lowered(const std::vector<std::string>& members, GroupCheck& check, sym::Binding b) {
+  for (const auto& m : members) {
+    const int64_t at = *b.Get(m);
+    for (int64_t t = 2; t < at; ++t) {
+      b.Set(m, t);
+      if (check.AllHold(b)) break;
+      b.Set(m, at);
+    }
+  }
+  return b;
+}
+
 // Symbols grouped by the constraints they appear in together (union-find over their indices):
 // each group's constraints, keyed by the group's root.
 absl::flat_hash_map<int, std::vector<const Requirement*>> GroupConstraints(
@@ -238,7 +254,7 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
     const int64_t v = t > kScanLimit ? 1 : t;
     if (!allowed(v)) continue;
     for (const auto& m : members) b.Set(m, v);
-    if (check.AllHold(b)) return adopt(b);
+    if (check.AllHold(b)) return adopt(Lowered(members, check, std::move(b)));
   }
   // Otherwise move one symbol at a time to where the fewest constraints fail.
   for (const auto& m : members) witness_.Set(m, 2);

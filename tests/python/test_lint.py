@@ -57,20 +57,21 @@ class FindingTest(unittest.TestCase):
             if r["max"] is not None
         }
         self.assertEqual(bounded, {"x_dynamic_axes_3": (6, 8), "x_dynamic_axes_4": (6, 7)})
-        # "at x_dynamic_axes_1=2, x_dynamic_axes_2=3, x_dynamic_axes_3=9, x_dynamic_axes_4=8
-        # (x: [2, 3, 9, 8]): output 'y' is [2, 3, 3, 4], declared [2, 3, 2, 3]"
+        # "at x_dynamic_axes_1=2, x_dynamic_axes_2=3, x_dynamic_axes_3=9, x_dynamic_axes_4=6
+        # (x: [2, 3, 9, 6]): output 'y' is [2, 3, 3, 3], declared [2, 3, 2, 3]": height moved alone
+        # past its range, 9 // 3 = 3 rows
         cx = finding["counterexample"]
         self.assertEqual(
             cx["binding"], {
                 "x_dynamic_axes_1": 2,
                 "x_dynamic_axes_2": 3,
                 "x_dynamic_axes_3": 9,
-                "x_dynamic_axes_4": 8
+                "x_dynamic_axes_4": 6
             })
-        self.assertEqual(cx["inputs"], {"x": [2, 3, 9, 8]})
+        self.assertEqual(cx["inputs"], {"x": [2, 3, 9, 6]})
         self.assertEqual(cx["outputs"], [{
             "value": "y",
-            "actual": [2, 3, 3, 4],
+            "actual": [2, 3, 3, 3],
             "expected": [2, 3, 2, 3]
         }])
 

@@ -443,7 +443,7 @@ namespace shapelint::cli {
 namespace {
 
 // End to end: the whole JSON report of a real lint run, against a golden file that was checked
-// by hand (witness s2 in [6, 8] and s3 in [6, 7]; at s2 = 9, s3 = 8 the pool gives 3 x 4).
+// by hand (witness s2 in [6, 8] and s3 in [6, 7]; at s2 = 9, s3 = 6 the pool gives 3 x 3).
 // The version and the path are redacted so the file survives releases and checkouts.
 TEST_CASE("cli: the JSON report of the adaptive pool model matches the golden file",
           "[cli][golden]") {

@@ -362,8 +362,9 @@ def confirm_again(a, scratch, labels_path):
         path = os.path.join(a.out, name)
         run_path = os.path.join(scratch, name) if label.get("graph_only") else path
         if "src" in e and "build" not in e:
-            torch.manual_seed(0)
-            e["module"] = SourceExpr(e["name"], e["src"], e["inputs"], e["init"])
+            if "module" not in e:  # a module of its own (kron_decomposed) is kept, as in export
+                torch.manual_seed(0)
+                e["module"] = SourceExpr(e["name"], e["src"], e["inputs"], e["init"])
             ec.build(e)
         else:
             torch2_zoo.export_module(e, Positional)
