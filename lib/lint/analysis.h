@@ -93,7 +93,11 @@ class Analysis {
   // Literals that equal a size derived from them are findings of their own (SL007, SL008).
   const sym::Binding& example() const { return example_; }
   bool has_example() const { return !example_.values().empty(); }
-  void SetExample(sym::Binding example) { example_ = std::move(example); }
+  // Sets the example, and moves the witness to it where the model works there.
+  void SetExample(sym::Binding example) {
+    example_ = std::move(example);
+    solution_.Prefer(example_);
+  }
   // A binding at the example sizes, moving one of `symbols`, at which the graph fails at `node`
   // of `graph` or downstream of it (GraphEvaluator::FailureNearExample).
   std::optional<Counterexample> FailureNearExample(const std::vector<std::string>& symbols,

@@ -277,6 +277,17 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
   for (const auto& m : members) unsolved_.insert(m);
 }
 
+bool Solution::Prefer(const sym::Binding& example) {
+  sym::Binding b = witness_;
+  for (const auto& [symbol, size] : example.values()) b.Set(symbol, size);
+  GroupCheck check(constraints_);
+  if (!check.AllHold(b)) return false;
+  witness_ = std::move(b);
+  for (const auto& [symbol, size] : example.values()) unsolved_.erase(symbol);
+  range_cache_.clear();
+  return true;
+}
+
 std::optional<std::pair<int64_t, int64_t>> Solution::RangeOf(const std::string& symbol) const {
   if (auto cached = range_cache_.find(symbol); cached != range_cache_.end()) {
     return cached->second;

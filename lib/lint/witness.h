@@ -40,6 +40,11 @@ class Solution {
   // True when `symbol` belongs to a group that no sizes satisfy.
   bool Unsolved(const std::string& symbol) const { return unsolved_.contains(symbol); }
 
+  // Takes the sizes `example` gives (the export sizes) into the witness when every constraint
+  // holds there: the model ran at them, and a witness that contains them is the one a user
+  // recognises. False, and nothing changes, when some constraint fails there.
+  bool Prefer(const sym::Binding& example);
+
   // The sizes [lo, hi] over which `symbol` may move with the others at the witness while every
   // constraint holds; hi is past kScanLimit when no bound was found. nullopt when unsolved.
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;

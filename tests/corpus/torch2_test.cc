@@ -13,10 +13,13 @@
 // failing or differing where eager PyTorch runs, but for at most kMaxUnrealCounterexamples of
 // them. The floors are what the linter reaches now
 // (docs/ground-truth.md, torch 2.x): raise them as it improves.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -57,7 +60,7 @@ struct Score {
   int models = 0, breaking = 0, caught = 0, flagged = 0, with_suspects = 0, blamed = 0;
   int healthy = 0, warned_healthy = 0;
   int counterexamples = 0, real_counterexamples = 0;
-  std::vector<std::string> false_errors, warned, missed, not_real;
+  std::vector<std::string> false_errors, warned, missed, not_real, witness_without_export;
 
   std::string Summary() const {
     return absl::StrCat(
@@ -82,6 +85,40 @@ const json* StoredVerdict(const json& label,
   return nullptr;
 }
 
+// The export size of each input symbol the model's inputs name plainly (dim_param "s77"), from
+// the label's export inputs.
+std::map<std::string, int64_t> ExportSizes(const ir::Model& model, const json& label) {
+  std::map<std::string, int64_t> sizes;
+  for (const auto& input : model.graph().proto().input()) {
+    if (!label["export_inputs"].contains(input.name())) continue;
+    const json& dims = label["export_inputs"][input.name()];
+    const auto& shape = input.type().tensor_type().shape();
+    for (int i = 0; i < shape.dim_size() && i < static_cast<int>(dims.size()); ++i) {
+      const std::string& name = shape.dim(i).dim_param();
+      const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      });
+      if (plain) sizes.emplace(name, dims[i].get<int64_t>());
+    }
+  }
+  return sizes;
+}
+
+// Witness ranges that leave out the size the model was exported at: the model ran there.
+void CheckWitnessHoldsExportSizes(const std::string& file, const Finding& f,
+                                  const std::map<std::string, int64_t>& sizes, Score& score) {
+  if (!f.witness) return;
+  for (const SymbolRange& r : f.witness->ranges) {
+    auto it = sizes.find(r.symbol);
+    if (it == sizes.end()) continue;
+    const bool inside = (!r.min || *r.min <= it->second) && (!r.max || it->second <= *r.max);
+    if (!inside) {
+      score.witness_without_export.push_back(
+          absl::StrCat(file, " ", f.rule, " ", r.symbol, "=", it->second, " outside the witness"));
+    }
+  }
+}
+
 void ScoreModel(const std::string& file, const json& label, bool with_export_dims, Score& score) {
   INFO("model " << file);
   ++score.models;
@@ -92,6 +129,11 @@ void ScoreModel(const std::string& file, const json& label, bool with_export_dim
     options.export_dims = ProbeSpec{{}, RunInputs(label["export_inputs"]), {}, 0, 0};
   auto findings = Lint(**model, options);
   REQUIRE(findings.ok());
+  const std::map<std::string, int64_t> export_sizes = ExportSizes(**model, label);
+  // Known to the linter only when told (and for the sizes torch.export specialized).
+  if (with_export_dims) {
+    for (const Finding& f : *findings) CheckWitnessHoldsExportSizes(file, f, export_sizes, score);
+  }
   std::set<std::string> named;
   std::vector<std::string> errors, warnings;
   for (const Finding& f : *findings) {
@@ -156,6 +198,8 @@ void CheckScore(const Score& s, double min_recall) {
   INFO("warned healthy: " << absl::StrJoin(s.warned, "; "));
   INFO("missed: " << absl::StrJoin(s.missed, ", "));
   INFO("counterexamples ORT and eager agree on: " << absl::StrJoin(s.not_real, "; "));
+  INFO("witnesses without the export sizes: " << absl::StrJoin(s.witness_without_export, "; "));
+  CHECK(s.witness_without_export.empty());
   CHECK(s.false_errors.empty());
   CHECK(s.warned_healthy <= kMaxWarnedHealthy * s.healthy);
   CHECK(s.caught >= min_recall * s.breaking);
