@@ -196,12 +196,25 @@ void InferConcat(OpContext& ctx) {
   }
   y.shape = out;
   if (rank != 1) return;
+  // An input whose values are not known but whose length is gives that many unknown elements:
+  // TF-style "same" padding concatenates literal zeros for batch and channels with pads
+  // computed in float, and the zeros still say those axes keep their size.
   std::vector<Element> vals;
+  bool any_known = false;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    if (!ctx.in(i).values) return;
-    vals.insert(vals.end(), ctx.in(i).values->begin(), ctx.in(i).values->end());
+    const TensorFact& in = ctx.in(i);
+    if (in.values) {
+      any_known = true;
+      vals.insert(vals.end(), in.values->begin(), in.values->end());
+      continue;
+    }
+    const std::optional<int64_t> n = (*in.shape)[0] ? (*in.shape)[0]->AsConstant() : std::nullopt;
+    if (!n || *n < 0 || *n > kMaxTrackedElements) return;
+    vals.resize(vals.size() + *n);
   }
-  if (static_cast<int64_t>(vals.size()) <= kMaxTrackedElements) y.values = std::move(vals);
+  if (any_known && static_cast<int64_t>(vals.size()) <= kMaxTrackedElements) {
+    y.values = std::move(vals);
+  }
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// Metadata entries (StringStringEntryProto) of nodes and graphs: fields of IR version 10 that
+// Metadata entries (StringStringEntryProto) of nodes, graphs and values: fields of IR version 10 that
 // Debian's onnx 1.12 headers do not declare, read from the wire format or from the fields
 // protobuf kept unknown. The exporters write their provenance there (torch.onnx's
 // pkg.torch.onnx.stack_trace, torch.export's range constraints).
@@ -16,6 +16,7 @@ namespace shapelint::ir {
 
 inline constexpr uint64_t kNodeMetadataField = 9;    // NodeProto.metadata_props
 inline constexpr uint64_t kGraphMetadataField = 16;  // GraphProto.metadata_props
+inline constexpr uint64_t kValueMetadataField = 4;   // ValueInfoProto.metadata_props
 
 using MetadataEntry = std::pair<std::string_view, std::string_view>;  // key, value
 

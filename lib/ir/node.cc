@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ir/graph_storage.h"
+#include "ir/metadata.h"
 #include "ir/wire_nodes.h"
 #include "shapelint/ir/model.h"
 
@@ -216,6 +217,16 @@ std::optional<std::string_view> Node::Metadata(std::string_view key) const {
   auto it = all.find(index_);
   if (it == all.end()) return std::nullopt;
   for (const auto& [k, v] : it->second) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> Graph::ValueMetadata(std::string_view value,
+                                                     std::string_view key) const {
+  const ONNX_NAMESPACE::ValueInfoProto* info = ValueInfo(value);
+  if (info == nullptr) return std::nullopt;
+  for (const auto& [k, v] : UnknownStringEntries(*info, kValueMetadataField)) {
     if (k == key) return v;
   }
   return std::nullopt;

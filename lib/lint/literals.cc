@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
+
+#include "absl/strings/str_split.h"
 
 namespace shapelint::lint {
 namespace {
@@ -50,6 +53,29 @@ std::optional<bool> InSignature(const ir::Graph& graph, const std::string& name)
   return signature->find("target='" + name + "'") != std::string_view::npos;
 }
 
+// The onnxscript optimizer's record, on the value_info of a constant it folded, of the values
+// it folded the constant from: "['inner.pos.weight', 'inner.position_ids']".
+constexpr std::string_view kFoldedFrom = "pkg.onnxscript.optimizer.folded_from";
+
+// True when the optimizer folded `name` from parameters and buffers alone (each listed in the
+// program's signature): no constant of the trace went into it, so it holds no size of the
+// example, and its size is the module's as a weight's is (a position table looked up by a
+// buffer of every position, CLIP's and ViT's embeddings). One folded with the trace's own
+// constants (a slice end, an expand target: val_3) may hold the example's size.
+bool FoldedFromModuleStateOnly(const ir::Graph& graph, const std::string& name) {
+  const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
+  if (!from) return false;
+  int sources = 0;
+  // Quoted names, every other piece between single quotes.
+  std::vector<absl::string_view> pieces =
+      absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
+  for (size_t i = 1; i < pieces.size(); i += 2) {
+    ++sources;
+    if (InSignature(graph, std::string(pieces[i])) != true) return false;
+  }
+  return sources > 0;
+}
+
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing) {
   // A layer's kernel or features: the requirement is the contraction itself.
@@ -60,6 +86,9 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   const std::optional<bool> listed =
       src.node < 0 && src.graph != nullptr ? InSignature(*src.graph, src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
+  if (src.node < 0 && src.graph != nullptr && FoldedFromModuleStateOnly(*src.graph, src.name)) {
+    return true;
+  }
   // Per-channel parameters ([C], [C, 1, 1], [1, C, 1, 1]) and kernels of conv/linear layers:
   // a fixed channel or feature count is the model's design. A literal with two or more sized
   // dims on a broadcast ([1, T, D], [T, T]) is not.

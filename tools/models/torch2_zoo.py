@@ -1,7 +1,8 @@
 """The networks of the torch 2.x corpus: torchvision, timm and transformers, random weights.
 
 Nothing is downloaded: torchvision with weights=None (and weights_backbone=None), timm with
-pretrained=False, transformers from small configs written here.  Image networks take
+pretrained=False, transformers from small configs written here, the decoders also with a KV cache (WithCache).
+Image networks take
 x: batch x 3 x H x W with batch, H and W dynamic; text networks input_ids and attention_mask
 (batch x seq, token ids in the vocabulary, the mask all ones) with batch and seq dynamic.
 Each network is exported by both exporters (export_torch2.py) and labelled the same way as the
@@ -19,7 +20,8 @@ from torch.export import Dim
 import export_examples as ex
 
 IMG = (2, 3, 224, 224)
-IMG_RUNS = [(1, 3, 224, 224), (3, 3, 224, 224), (2, 3, 256, 256), (1, 3, 192, 288), (2, 3, 320, 320)]
+IMG_RUNS = [(1, 3, 224, 224), (3, 3, 224, 224), (1, 3, 232, 232), (2, 3, 256, 256), (1, 3, 192, 288),
+            (2, 3, 320, 320)]
 TEXT = {"input_ids": (2, 12), "attention_mask": (2, 12)}
 TEXT_RUNS = [{"input_ids": (b, t), "attention_mask": (b, t)} for b, t in ((1, 12), (3, 7), (2, 1), (4, 30))]
 VOCAB = 100
@@ -45,11 +47,12 @@ TIMM = [
 ]
 
 
-def entry(name, src, build, inputs, shapes, runs, ints=None, make_inputs=None):
+def entry(name, src, build, inputs, shapes, runs, ints=None, make_inputs=None, dynamic=None):
+    """A network; every axis of every input dynamic unless `dynamic` names the axes."""
     return {"name": name, "src": src, "build": build, "inputs": list(inputs),
             "shapes": {k: tuple(v) for k, v in shapes.items()},
             "runs": [{k: tuple(v) for k, v in r.items()} for r in runs],
-            "dynamic": {n: list(range(len(shapes[n]))) for n in inputs},
+            "dynamic": dynamic or {n: list(range(len(shapes[n]))) for n in inputs},
             "ints": ints or {}, "make_inputs": make_inputs, "expect": None}
 
 
@@ -98,8 +101,9 @@ def timm_networks():
         cfg = timm.models.get_pretrained_cfg(name)
         side = (cfg.input_size[-1] if cfg is not None and cfg.input_size else 224)
         size = (2, 3, side, side)
-        runs = [(1, 3, side, side), (3, 3, side, side), (2, 3, side + 32, side + 32),
-                (1, 3, side - 32, side + 64)]
+        # side + 8 is no multiple of the strides: a size rounded down inside the model shows.
+        runs = [(1, 3, side, side), (3, 3, side, side), (1, 3, side + 8, side + 8),
+                (2, 3, side + 32, side + 32), (1, 3, side - 32, side + 64)]
         src = "timm.create_model(%r, pretrained=False%s)" % (
             name, "".join(", %s=%r" % kv for kv in extra.items()))
         out.append(image("timm_" + arch.replace(".", "_"), src,
@@ -134,6 +138,60 @@ def hf(name, cls, config_cls, config, inputs=("input_ids", "attention_mask"), sh
     return entry("hf_" + name, src, build, inputs, shapes, runs, make_inputs=make_inputs)
 
 
+class WithCache(nn.Module):
+    """A decoder run with a KV cache, as in generation: the past keys and values of each layer
+    come in as tensors (batch x kv heads x past x head dim) and the mask covers past and new
+    tokens; returns the last hidden state."""
+
+    def __init__(self, net, layers):
+        super().__init__()
+        self.net = net
+        self.layers = layers
+
+    def forward(self, input_ids, attention_mask, *past):
+        import transformers
+        cache = transformers.DynamicCache()
+        for i in range(self.layers):
+            cache.update(past[2 * i], past[2 * i + 1], i)
+        out = self.net(input_ids=input_ids, attention_mask=attention_mask, past_key_values=cache,
+                       use_cache=True)
+        return out.last_hidden_state
+
+
+def kv_inputs(shapes, seed):
+    rng = np.random.default_rng(seed)
+    arrs = text_inputs({n: s for n, s in shapes.items() if not n.startswith("past_")}, seed)
+    for n, s in shapes.items():
+        if n.startswith("past_"):
+            arrs[n] = rng.uniform(-1, 1, size=s).astype(np.float32)
+    return {n: arrs[n] for n in shapes}
+
+
+def hf_with_cache(name, cls, config_cls, config, layers, kv_heads, head_dim):
+    """A decoder of `layers` layers exported with its cache: batch, new tokens and past length
+    dynamic, the mask as long as past and new tokens together (the input contract)."""
+    def build():
+        import transformers
+        net = getattr(transformers, cls)(getattr(transformers, config_cls)(**config))
+        return WithCache(net, layers)
+    past = ["past_%s_%d" % (kv, i) for i in range(layers) for kv in ("key", "value")]
+    inputs = ["input_ids", "attention_mask"] + past
+
+    def shapes(b, s, p):
+        out = {"input_ids": (b, s), "attention_mask": (b, p + s)}
+        out.update({n: (b, kv_heads, p, head_dim) for n in past})
+        return out
+    src = "WithCache(transformers.%s(transformers.%s(%s)))" % (
+        cls, config_cls, ", ".join("%s=%r" % kv for kv in config.items()))
+    runs = [shapes(b, s, p) for b, s, p in ((1, 3, 5), (3, 1, 9), (2, 4, 2), (4, 7, 20))]
+    # Batch and past length of the cache, as generation exports declare them; its heads and
+    # head size are the model's.
+    dynamic = {"input_ids": [0, 1], "attention_mask": [0, 1]}
+    dynamic.update({n: [0, 2] for n in past})
+    return entry("hf_" + name + "_kv", src, build, inputs, shapes(2, 3, 5), runs,
+                 make_inputs=kv_inputs, dynamic=dynamic)
+
+
 SMALL = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
              vocab_size=VOCAB)
 
@@ -164,6 +222,13 @@ def transformers_networks():
         hf("qwen2", "Qwen2Model", "Qwen2Config", llama_like),
         hf("mistral", "MistralModel", "MistralConfig", dict(llama_like, sliding_window=16)),
         hf("phi", "PhiModel", "PhiConfig", llama_like),
+        hf_with_cache("gpt2", "GPT2Model", "GPT2Config",
+                      dict(n_embd=32, n_layer=2, n_head=4, vocab_size=VOCAB, n_positions=64), 2, 4, 8),
+        hf_with_cache("llama", "LlamaModel", "LlamaConfig", llama_like, 2, 2, 8),
+        hf_with_cache("qwen2", "Qwen2Model", "Qwen2Config", llama_like, 2, 2, 8),
+        hf_with_cache("mistral", "MistralModel", "MistralConfig", dict(llama_like, sliding_window=16),
+                      2, 2, 8),
+        hf_with_cache("phi", "PhiModel", "PhiConfig", llama_like, 2, 2, 8),
         hf("bert", "BertModel", "BertConfig", dict(SMALL, max_position_embeddings=64)),
         hf("roberta", "RobertaModel", "RobertaConfig", dict(SMALL, max_position_embeddings=66)),
         hf("distilbert", "DistilBertModel", "DistilBertConfig",
@@ -207,7 +272,7 @@ def networks():
 
 
 def dynamic_shapes(z):
-    return tuple({k: Dim.AUTO for k in range(len(z["shapes"][n]))} for n in z["inputs"])
+    return tuple({k: Dim.AUTO for k in z["dynamic"][n]} for n in z["inputs"])
 
 
 def reason(err):

@@ -230,6 +230,10 @@ class Graph {
   // The value of the graph's metadata entry `key` (GraphProto.metadata_props, IR 10), such as
   // torch.export's pkg.torch.export.ExportedProgram.range_constraints; nullopt when absent.
   std::optional<std::string_view> Metadata(std::string_view key) const;
+  // The value of metadata entry `key` of `value`'s value_info (ValueInfoProto.metadata_props,
+  // IR 10), such as the onnxscript optimizer's pkg.onnxscript.optimizer.folded_from on a
+  // constant it folded; nullopt when absent. A view into the model.
+  std::optional<std::string_view> ValueMetadata(std::string_view value, std::string_view key) const;
   // Where this graph sits: "main", or e.g. "main/If_3.then_branch" for a subgraph.
   const std::string& path() const { return path_; }
   const Graph* parent() const { return parent_; }
