@@ -111,6 +111,22 @@ g (float[N,C,H] x, int64[2] p) => (float[?,?,?] y) {
   CHECK(r18.Shape("u") == "[N, C, ?]");
 }
 
+TEST_CASE("Pad: TF-style same padding keeps the axes its literal zeros pad",
+          "[infer][tensor_ops]") {
+  // timm's tf_efficientnet: the pads of H and W are computed from the input size in float
+  // (unknown here), concatenated with literal zeros for batch and channels. Concat keeps the
+  // zeros, so the Pad keeps N and C, and the Conv after it sees its channels.
+  auto r = Infer(R"(
+g (float[N,C,H,W] x, int64[1] h0, int64[1] h1, int64[1] w0, int64[1] w1) => (float[?,?,?,?] y) {
+  zero = Constant <value = int64[1] {0}> ()
+  pads = Concat <axis = 0> (zero, zero, h0, w0, zero, zero, h1, w1)
+  y = Pad (x, pads)
+})",
+                 13);
+  CHECK(r.Values("pads") == "{0, 0, ?, ?, 0, 0, ?, ?}");
+  CHECK(r.Shape("y") == "[N, C, ?, ?]");
+}
+
 TEST_CASE("Split: attribute sizes before opset 13", "[infer][tensor_ops]") {
   auto r = Infer(R"(
 g (float[N,5] x, float[N,S] z) => (float[N,2] a, float[N,3] b) {
