@@ -56,6 +56,7 @@ class DesignRange : public Rule {
   // holds one already reported: [h, w] and [batch, h, w] are one restriction of h and w.
   static std::vector<const Pin*> OneForEachSet(const std::vector<Pin>& pins) {
     std::vector<const Pin*> by_size;
+    by_size.reserve(pins.size());
     for (const Pin& p : pins) by_size.push_back(&p);
     std::stable_sort(by_size.begin(), by_size.end(), [](const Pin* a, const Pin* b) {
       return a->symbols.size() < b->symbols.size();
