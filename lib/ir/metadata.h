@@ -1,5 +1,5 @@
-// Metadata entries (StringStringEntryProto) of nodes, graphs and values: fields of IR version 10 that
-// Debian's onnx 1.12 headers do not declare, read from the wire format or from the fields
+// Metadata entries (StringStringEntryProto) of nodes, graphs and values: fields of IR version 10
+// that Debian's onnx 1.12 headers do not declare, read from the wire format or from the fields
 // protobuf kept unknown. The exporters write their provenance there (torch.onnx's
 // pkg.torch.onnx.stack_trace, torch.export's range constraints).
 #ifndef SHAPELINT_LIB_IR_METADATA_H_
