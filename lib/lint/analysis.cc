@@ -1,6 +1,7 @@
 #include "lint/analysis.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace shapelint::lint {
 
@@ -32,11 +33,11 @@ Analysis::Analysis(const ir::Model& model)
       symbols_(inference_.InputSymbols()),
       pins_(FindPins(inference_, symbols_)),
       solution_(inference_, symbols_, pins_.constraints),
-      evaluator_(model_, inference_, symbols_, solution_),
-      specialized_(SpecializedInputSymbols(model_, inference_)) {
-  const std::vector<std::string> traced = TracedInputSymbols(model_, inference_);
+      evaluator_(model_, inference_, symbols_, solution_) {
+  InputSymbolRanges recorded = ReadInputSymbolRanges(model_, inference_);
+  specialized_ = std::move(recorded.specialized);
   for (const Pin& pin : pins_.pins) {
-    (ModuleSizes(pin, traced) ? design_pins_ : blamed_pins_).push_back(pin);
+    (ModuleSizes(pin, recorded.traced) ? design_pins_ : blamed_pins_).push_back(pin);
   }
 }
 

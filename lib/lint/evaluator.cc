@@ -156,8 +156,9 @@ std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
   // One symbol at a time first, in the inputs' axis order (batch and sequence before the
   // features a layer's weights fix in eager too): the smallest change that breaks the graph
   // shows what was baked, where moving everything at once also moves sizes eager rejects.
+  const std::vector<std::string> ordered = InAxisOrder(symbols);
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    for (const auto& s : InAxisOrder(symbols)) {
+    for (const auto& s : ordered) {
       const std::optional<int64_t> v = candidate(s, attempt);
       if (!v) continue;
       sym::Binding b = witness;

@@ -1,5 +1,7 @@
 #include "lint/export_ranges.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -56,45 +58,26 @@ std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
   return {};
 }
 
-namespace {
-
-// The declared-dynamic input symbols `model` records a range for, with that range.
-std::map<std::string, ExportRange> InputRanges(const ir::Model& model,
-                                               const infer::Inference& inference) {
-  std::map<std::string, ExportRange> found;
+InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference) {
+  InputSymbolRanges out;
   const std::map<std::string, ExportRange> ranges = ExportRanges(model);
-  if (ranges.empty()) return found;
+  if (ranges.empty()) return out;
   for (const infer::InputDim& d : inference.input_dims) {
     if (!d.declared_symbolic || !d.dim) continue;
     const std::optional<std::string_view> name = d.dim->AsSymbol();
     if (!name) continue;
     auto it = ranges.find(std::string(*name));
-    if (it != ranges.end()) found.insert(*it);
+    if (it == ranges.end()) continue;
+    const ExportRange& r = it->second;
+    if (r.min && r.min == r.max) {
+      out.specialized.emplace(it->first, *r.min);
+    } else if (!r.max) {
+      out.traced.push_back(it->first);
+    }
   }
-  return found;
-}
-
-bool OneSize(const ExportRange& r) { return r.min && r.min == r.max; }
-bool Unbounded(const ExportRange& r) { return !r.max; }
-
-}  // namespace
-
-std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
-                                                       const infer::Inference& inference) {
-  std::map<std::string, int64_t> specialized;
-  for (const auto& [symbol, range] : InputRanges(model, inference)) {
-    if (OneSize(range)) specialized.emplace(symbol, *range.min);
-  }
-  return specialized;
-}
-
-std::vector<std::string> TracedInputSymbols(const ir::Model& model,
-                                            const infer::Inference& inference) {
-  std::vector<std::string> traced;
-  for (const auto& [symbol, range] : InputRanges(model, inference)) {
-    if (Unbounded(range)) traced.push_back(symbol);  // the map's order: sorted
-  }
-  return traced;
+  std::sort(out.traced.begin(), out.traced.end());
+  out.traced.erase(std::unique(out.traced.begin(), out.traced.end()), out.traced.end());
+  return out;
 }
 
 }  // namespace shapelint::lint

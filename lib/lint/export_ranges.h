@@ -35,18 +35,18 @@ std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
 // Empty when it records none.
 std::map<std::string, ExportRange> ExportRanges(const ir::Model& model);
 
-// The symbols of input dims declared dynamic that `model` records specialized to one size
-// (VR[v, v]), with that size.
-std::map<std::string, int64_t> SpecializedInputSymbols(const ir::Model& model,
-                                                       const infer::Inference& inference);
-
-// The symbols of input dims declared dynamic that `model` records traced symbolically without
-// an upper bound (VR[2, int_oo]), sorted. The trace keeps such a size out of the constants it
-// computes (a size read as a Python int specializes the symbol, a guard narrows its range), so
-// a literal tensor of the graph does not hold its example value. Attributes that the exporter's
-// decompositions set from the example's sizes (an adaptive pool's kernel) are not literals.
-std::vector<std::string> TracedInputSymbols(const ir::Model& model,
-                                            const infer::Inference& inference);
+// What `model` records of the symbols of input dims declared dynamic, read in one pass.
+struct InputSymbolRanges {
+  // Specialized to one size (VR[v, v]), with that size.
+  std::map<std::string, int64_t> specialized;
+  // Traced symbolically without an upper bound (VR[2, int_oo]), sorted. The trace keeps such a
+  // size out of the constants it computes (a size read as a Python int specializes the symbol,
+  // a guard narrows its range), so a literal tensor of the graph does not hold its example
+  // value. Attributes that the exporter's decompositions set from the example's sizes (an
+  // adaptive pool's kernel) are not literals.
+  std::vector<std::string> traced;
+};
+InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference);
 
 }  // namespace shapelint::lint
 

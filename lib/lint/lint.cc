@@ -29,12 +29,15 @@ absl::StatusOr<sym::Binding> ExampleSizes(const Analysis& analysis, const ProbeS
 // join the example (the user's --export-dims win where both give one), so that the literals
 // derived from them are found without being told (SL007, SL008).
 void AddRecordedExampleSizes(Analysis& analysis) {
-  if (analysis.specialized().empty()) return;
   sym::Binding example = analysis.example();
+  bool added = false;
   for (const auto& [symbol, size] : analysis.specialized()) {
-    if (!example.Get(symbol)) example.Set(symbol, size);
+    if (example.Get(symbol)) continue;
+    example.Set(symbol, size);
+    added = true;
   }
-  analysis.SetExample(std::move(example));
+  // Setting the example moves the witness to it: only when it changed.
+  if (added) analysis.SetExample(std::move(example));
 }
 
 // A rule reports at most at its level (its doc page's "Severity:"): more is a bug in the rule.

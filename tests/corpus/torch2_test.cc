@@ -264,15 +264,22 @@ TEST_CASE("torch 2.x corpus: the labels name no machine's files", "[corpus][torc
   CHECK(!absl::StrContains(text, "/tools/models/"));
 }
 
-TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]") {
-  // The adaptive pool that torch.export decomposed: no shape contradicts it, the recorded
-  // PyTorch line shows it (SL001), and the finding names that line.
-  auto model = ir::LoadModel((kDir / "adaptive_avg_pool2d_2x3.dynamo.onnx").string());
+// The findings of one corpus model linted alone, with the defaults.
+std::vector<Finding> LintAlone(const std::string& file) {
+  INFO("model " << file);
+  auto model = ir::LoadModel((kDir / file).string());
   REQUIRE(model.ok());
   auto findings = Lint(**model, {});
   REQUIRE(findings.ok());
-  REQUIRE(findings->size() == 1);
-  const Finding& f = findings->front();
+  return *std::move(findings);
+}
+
+TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]") {
+  // The adaptive pool that torch.export decomposed: no shape contradicts it, the recorded
+  // PyTorch line shows it (SL001), and the finding names that line.
+  const std::vector<Finding> findings = LintAlone("adaptive_avg_pool2d_2x3.dynamo.onnx");
+  REQUIRE(findings.size() == 1);
+  const Finding& f = findings.front();
   CHECK(f.rule == "SL001");
   CHECK(f.severity == Severity::kError);
   REQUIRE(f.source);
@@ -281,34 +288,25 @@ TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]
   CHECK(f.source->code == "return F.adaptive_avg_pool2d(x, (2, 3))");
   // int(x.size(-1)) specialized the width: the range constraint [10, 10] says so (SL011), and
   // the recorded width finds the literal 5 = 10 // 2 (SL007) without being told.
-  auto sliced = ir::LoadModel((kDir / "slice_half_int.dynamo-b1.onnx").string());
-  REQUIRE(sliced.ok());
-  auto found = Lint(**sliced, {});
-  REQUIRE(found.ok());
+  const std::vector<Finding> found = LintAlone("slice_half_int.dynamo-b1.onnx");
   std::set<std::string> rules;
-  for (const Finding& g : *found) rules.insert(g.rule);
+  for (const Finding& g : found) rules.insert(g.rule);
   CHECK(rules == std::set<std::string>{"SL007", "SL011"});
   // cls.expand(int(x.size(0)), -1, -1), folded by the optimizer into an initializer named
   // 'expand': the graph signature does not list it, so it is a folded constant (SL005), not a
   // parameter that fixes the batch by design.
-  auto expanded = ir::LoadModel((kDir / "cls_expand_int.dynamo.onnx").string());
-  REQUIRE(expanded.ok());
-  auto folded = Lint(**expanded, {});
-  REQUIRE(folded.ok());
-  REQUIRE(!folded->empty());
-  CHECK(folded->front().rule == "SL005");
-  CHECK(folded->front().severity == Severity::kError);
-  CHECK_THAT(folded->front().message, Catch::Contains("initializer 'expand'"));
+  const std::vector<Finding> folded = LintAlone("cls_expand_int.dynamo.onnx");
+  REQUIRE(!folded.empty());
+  CHECK(folded.front().rule == "SL005");
+  CHECK(folded.front().severity == Severity::kError);
+  CHECK_THAT(folded.front().message, Catch::Contains("initializer 'expand'"));
   // timm's EfficientFormer adds attention biases of 49 = 7 x 7 rows, gathered at construction
   // from a fixed index buffer and folded into the initializer 'index'; torch.export traced H and
   // W symbolically (VR[0, int_oo]), so the 49 is the module's: a design note (SL010) naming
   // the table, no error. Eager PyTorch fails at 256 x 256 with "64 must match 49" too.
-  auto former = ir::LoadModel((kDir / "timm_efficientformer_l1.dynamo.onnx").string());
-  REQUIRE(former.ok());
-  auto design = Lint(**former, {});
-  REQUIRE(design.ok());
+  const std::vector<Finding> design = LintAlone("timm_efficientformer_l1.dynamo.onnx");
   bool noted = false;
-  for (const Finding& g : *design) {
+  for (const Finding& g : design) {
     CHECK(g.severity != Severity::kError);
     if (g.rule != "SL010") continue;
     noted = true;
@@ -320,12 +318,9 @@ TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]
   // CLIP's position embeddings, folded from the table and the buffer of every position id
   // (folded_from lists only the two): the module's size, which fixes H and W as a weight does
   // (SL004, a note); eager PyTorch rejects other image sizes too.
-  auto clip = ir::LoadModel((kDir / "hf_clip_vision.dynamo.onnx").string());
-  REQUIRE(clip.ok());
-  auto embedded = Lint(**clip, {});
-  REQUIRE(embedded.ok());
+  const std::vector<Finding> embedded = LintAlone("hf_clip_vision.dynamo.onnx");
   bool fixed = false;
-  for (const Finding& g : *embedded) {
+  for (const Finding& g : embedded) {
     CHECK(g.severity != Severity::kError);
     fixed |= g.rule == "SL004" && absl::StrContains(g.message, "weight 'embedding'");
   }
