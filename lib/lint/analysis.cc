@@ -42,8 +42,8 @@ Analysis::Analysis(const ir::Model& model)
 }
 
 void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {
-  Blamed blamed =
-      lint::AssignCauses({model_, inference_, solution_, evaluator_}, blamed_pins_, matchers);
+  Blamed blamed = lint::AssignCauses({model_, inference_, solution_, evaluator_, specialized_},
+                                     blamed_pins_, matchers);
   causes_ = std::move(blamed.causes);
   weight_symbols_ = std::move(blamed.weight_symbols);
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <string>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 
@@ -91,7 +93,7 @@ class Blamer {
     const infer::Requirement& failing = failure ? *failure->requirement : *pin.requirement;
     // The walk reads the main graph's nodes: a failure inside a subgraph has no culprit there.
     if (failing.node < 0 || failing.graph != &main) return cause;
-    const LiteralSource literal = LiteralSideOf(in_.inference, failing);
+    const LiteralSource literal = LiteralSideOf(in_.inference, failing, in_.specialized);
     if (literal.kind == LiteralSource::Kind::kWeight) {
       weight_symbols.insert(weight_symbols.end(), pin.symbols.begin(), pin.symbols.end());
     }
@@ -131,11 +133,14 @@ Blamed AssignCauses(const BlameInputs& in, const std::vector<Pin>& pins,
                     absl::Span<const Matcher* const> matchers) {
   const Blamer blamer(in, matchers);
   Blamed blamed;
-  absl::flat_hash_map<int, size_t> by_node;
+  // Pins blamed on one node merge into one cause, unless different literals or rules claim
+  // them there (an LSTM's weight fixes its input size, its folded initial state the batch).
+  absl::flat_hash_map<std::tuple<int, const Matcher*, std::string>, size_t> by_site;
   for (const Pin& pin : pins) {
     Cause c = blamer.Blame(pin, blamed.weight_symbols);
     if (c.node >= 0) {
-      auto [it, inserted] = by_node.emplace(c.node, blamed.causes.size());
+      auto [it, inserted] =
+          by_site.emplace(std::make_tuple(c.node, c.owner, c.literal.name), blamed.causes.size());
       if (!inserted) {
         Merge(pin, blamed.causes[it->second]);
         continue;

@@ -12,6 +12,7 @@
 #define SHAPELINT_LIB_LINT_BLAME_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -101,6 +102,8 @@ struct BlameInputs {
   const infer::Inference& inference;
   const Solution& solution;
   const GraphEvaluator& evaluator;
+  // Input symbols torch.export specialized to one size, with it (lint/export_ranges.h).
+  const std::map<std::string, int64_t>& specialized;
 };
 
 struct Blamed {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "lint/requirements.h"
 
 namespace shapelint::lint {
 namespace {
@@ -76,19 +77,87 @@ bool FoldedFromModuleStateOnly(const ir::Graph& graph, const std::string& name) 
   return sources > 0;
 }
 
+// The aten ops that make a tensor of a size they are given (torch.arange(n), x.new_zeros(b, t),
+// cls.expand(b, -1, -1)). torch.export names each node after its op ("arange", "expand_2"),
+// and the optimizer's record of a folded constant lists those names: a constant folded from
+// one of them has the size the trace gave it, the example's where the code read a size as a
+// Python int.
+constexpr std::string_view kSizedFactories[] = {
+    "arange",   "empty",    "expand",    "eye",  "full",   "linspace", "new_empty",
+    "new_full", "new_ones", "new_zeros", "ones", "repeat", "zeros",
+};
+
+// The op an fx node name stands for: "arange_1" -> "arange", "expand" -> "expand".
+std::string_view FxOp(std::string_view node_name) {
+  const size_t underscore = node_name.find_last_of('_');
+  if (underscore == std::string_view::npos || underscore + 1 == node_name.size()) return node_name;
+  const std::string_view suffix = node_name.substr(underscore + 1);
+  const bool numbered = std::all_of(suffix.begin(), suffix.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  return numbered ? node_name.substr(0, underscore) : node_name;
+}
+
+bool IsSizedFactory(std::string_view node_name) {
+  const std::string_view op = FxOp(node_name);
+  return std::find(std::begin(kSizedFactories), std::end(kSizedFactories), op) !=
+         std::end(kSizedFactories);
+}
+
+// What the optimizer's record says a folded constant was made of.
+struct FoldedSources {
+  bool folded = false;         // the constant carries the record
+  bool module_state = false;   // a parameter or buffer went into it
+  bool sized_factory = false;  // it was made (or broadcast) to a size by the trace
+};
+
+FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name) {
+  FoldedSources out;
+  const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
+  if (!from) return out;
+  out.folded = true;
+  // The constant is named after the node that made it ("expand", "ones_1").
+  out.sized_factory = IsSizedFactory(name);
+  std::vector<absl::string_view> pieces =
+      absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
+  for (size_t i = 1; i < pieces.size(); i += 2) {
+    const std::string piece(pieces[i]);
+    if (InSignature(graph, piece) == true) out.module_state = true;
+    if (IsSizedFactory(piece)) out.sized_factory = true;
+  }
+  return out;
+}
+
+// True when every symbol of `r` is one torch.export specialized to a single size.
+bool AllSpecialized(const infer::Requirement& r,
+                    const std::map<std::string, int64_t>& specialized) {
+  const std::vector<std::string> symbols = SymbolsOf(r);
+  return !symbols.empty() && std::all_of(symbols.begin(), symbols.end(), [&](const std::string& s) {
+    return specialized.contains(s);
+  });
+}
+
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
-bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing) {
+bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing,
+                        const std::map<std::string, int64_t>& specialized) {
+  const bool initializer = src.node < 0 && src.graph != nullptr;
+  const FoldedSources folded =
+      initializer ? ReadFoldedSources(*src.graph, src.name) : FoldedSources{};
+  // Made to a size in forward (an arange, an eye, zeros for an RNN's state) from no parameter:
+  // however it is shaped and whatever meets it, not a weight.
+  if (folded.sized_factory && !folded.module_state) return false;
   // A layer's kernel or features: the requirement is the contraction itself.
   if (failing.kind == infer::RequirementKind::kChannels ||
       failing.kind == infer::RequirementKind::kInnerDim) {
     return true;
   }
-  const std::optional<bool> listed =
-      src.node < 0 && src.graph != nullptr ? InSignature(*src.graph, src.name) : std::nullopt;
+  const std::optional<bool> listed = initializer ? InSignature(*src.graph, src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
-  if (src.node < 0 && src.graph != nullptr && FoldedFromModuleStateOnly(*src.graph, src.name)) {
-    return true;
-  }
+  if (initializer && FoldedFromModuleStateOnly(*src.graph, src.name)) return true;
+  // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes
+  // on some axes. A size torch.export left free is the trace's; one it pinned may be either
+  // (a guard on the parameter's size, or int() on the example's), which the shape tells below.
+  if (folded.sized_factory && !AllSpecialized(failing, specialized)) return false;
   // Per-channel parameters ([C], [C, 1, 1], [1, C, 1, 1]) and kernels of conv/linear layers:
   // a fixed channel or feature count is the model's design. A literal with two or more sized
   // dims on a broadcast ([1, T, D], [T, T]) is not.
@@ -182,7 +251,9 @@ class Tracer {
     if (r.graph == nullptr || r.node < 0) return none;
     auto c = r.rhs.AsConstant();
     if (!c) c = r.lhs.AsConstant();
-    if (!c || *c <= 1) return none;
+    // A size of 1 is a broadcast's or a squeeze's; where sizes must be equal (the axes a Concat
+    // does not join) it is a size like any other, a batch of one baked into a class token.
+    if (!c || *c < 1 || (*c == 1 && r.kind != infer::RequirementKind::kConcatDim)) return none;
     const ir::Graph& g = *r.graph;
     const auto& node = g.node(r.node);
     // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
@@ -245,9 +316,11 @@ class Tracer {
 }  // namespace
 
 LiteralSource LiteralSideOf(const infer::Inference& inference,
-                            const infer::Requirement& requirement) {
+                            const infer::Requirement& requirement,
+                            const std::map<std::string, int64_t>& specialized) {
   LiteralSource src = Tracer(inference).SideOf(requirement);
-  if (src.kind == LiteralSource::Kind::kWeight && !IsTrainedParameter(src, requirement)) {
+  if (src.kind == LiteralSource::Kind::kWeight &&
+      !IsTrainedParameter(src, requirement, specialized)) {
     src.kind = LiteralSource::Kind::kConstant;
   }
   return src;

@@ -5,6 +5,7 @@
 #define SHAPELINT_LIB_LINT_LITERALS_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,12 @@ struct LiteralSource {
 
 // The literal tensor that supplies the constant side of `requirement` at its node, traced back
 // through layout ops (Unsqueeze, Reshape, Slice, ...) to an initializer or Constant; kind kNone
-// when there is none.
+// when there is none. `specialized`: the input symbols torch.export specialized to one size
+// (lint/export_ranges.h), which tell a parameter's own sizes from the trace's in a constant
+// folded from both.
 LiteralSource LiteralSideOf(const infer::Inference& inference,
-                            const infer::Requirement& requirement);
+                            const infer::Requirement& requirement,
+                            const std::map<std::string, int64_t>& specialized);
 
 }  // namespace shapelint::lint
 

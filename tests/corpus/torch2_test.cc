@@ -39,8 +39,8 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr double kMinRecall = 0.57;
-constexpr double kMinRecallWithExportDims = 0.62;
+constexpr double kMinRecall = 0.6;
+constexpr double kMinRecallWithExportDims = 0.65;
 constexpr double kMinBlamed = 0.8;
 // Warnings on healthy models: each is listed in docs/ground-truth.md.
 constexpr double kMaxWarnedHealthy = 0.02;
@@ -325,6 +325,53 @@ TEST_CASE("torch 2.x corpus: the exporter's records are read", "[corpus][torch2]
     fixed |= g.rule == "SL004" && absl::StrContains(g.message, "weight 'embedding'");
   }
   CHECK(fixed);
+}
+
+// Each rule's one finding among `findings`.
+std::map<std::string, Finding> ByRule(const std::vector<Finding>& findings) {
+  std::map<std::string, Finding> out;
+  for (const Finding& f : findings) CHECK(out.emplace(f.rule, f).second);
+  return out;
+}
+
+TEST_CASE("torch 2.x corpus: constants made to a size in forward are not weights",
+          "[corpus][torch2]") {
+  // torch.arange(int(x.size(-1))) folded into a float [10] named after the cast, and
+  // torch.eye(int(x.size(-1))) into [8, 8]: made by size-taking ops (folded_from lists
+  // 'arange'), so neither is a per-channel vector nor a layer's features, although one has one
+  // sized dim and the other meets a MatMul's contraction.
+  for (const char* file : {"arange_int.dynamo-b1.onnx", "eye_int.dynamo-b1.onnx"}) {
+    INFO(file);
+    const std::map<std::string, Finding> by_rule = ByRule(LintAlone(file));
+    REQUIRE(by_rule.count("SL005") == 1);
+    CHECK(by_rule.at("SL005").severity == Severity::kError);
+    CHECK(by_rule.count("SL004") == 0);
+  }
+  // A class token expanded to int(x.size(0)) at batch 1 and folded to [1, 1, 8]: its width is
+  // the parameter's (torch.export pinned s53 to 8, eager cats fail at 9 too), its batch of 1
+  // the trace's (s77 left free in [1, 2]). Two findings at the Concat, not one merged note.
+  for (const char* file : {"cls_expand_int.dynamo-b1.onnx", "repeat_int.dynamo-b1.onnx"}) {
+    INFO(file);
+    const std::map<std::string, Finding> by_rule = ByRule(LintAlone(file));
+    REQUIRE(by_rule.count("SL004") == 1);
+    REQUIRE(by_rule.count("SL005") == 1);
+    CHECK(by_rule.at("SL004").symbols == std::vector<std::string>{"s53"});
+    const Finding& baked = by_rule.at("SL005");
+    CHECK(baked.symbols == std::vector<std::string>{"s77"});
+    REQUIRE(baked.counterexample);
+    const std::map<std::string, int64_t> at(baked.counterexample->binding.begin(),
+                                            baked.counterexample->binding.end());
+    CHECK(at.at("s77") == 2);
+    CHECK(at.at("s53") == 8);
+  }
+  // An LSTM whose initial state is torch.zeros(1, int(x.size(0)), 16): the weight fixes the
+  // input size (a note), the folded zeros the batch (an error), each its own finding.
+  const std::map<std::string, Finding> lstm = ByRule(LintAlone("lstm_h0_int.dynamo.onnx"));
+  REQUIRE(lstm.count("SL004") == 1);
+  REQUIRE(lstm.count("SL005") == 1);
+  CHECK(lstm.at("SL004").symbols == std::vector<std::string>{"s53"});
+  CHECK(lstm.at("SL005").symbols == std::vector<std::string>{"s77"});
+  CHECK(lstm.at("SL005").attribute == "val_12");
 }
 
 }  // namespace
