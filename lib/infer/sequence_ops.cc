@@ -90,6 +90,45 @@ std::optional<int64_t> Position(const OpContext& ctx, size_t i, int64_t size, bo
   return p;
 }
 
+// Chunks of `size` along `axis` of a dim `total`, `ceil(total / size)` of them.
+TensorFact ChunkSequence(int64_t axis, int64_t size, const Expr& total, TensorFact element) {
+  TensorFact f;
+  const MaybeExpr length = sym::CeilDiv(total, C(size));
+  if (!length) return f;
+  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{
+      {},
+      *length,
+      SequenceChunks{axis, size, total, std::make_shared<const TensorFact>(std::move(element))}});
+  return f;
+}
+
+// SequenceAt of a constant position in a chunked sequence: chunk k is min(size, total - k*size)
+// long, and there must be k + 1 of them (total >= k*size + 1); the last one (-1) holds
+// total - size * floor((total - 1) / size).
+void ChunkAt(OpContext& ctx, const SequenceFact& seq) {
+  const SequenceChunks& c = *seq.chunks;
+  auto e = SingleElement(ctx, 1);
+  auto pos = e && e->value ? e->value->AsConstant() : std::nullopt;
+  if (!pos || *pos < -1 || *pos >= kMaxTrackedElements) return;
+  MaybeExpr dim;
+  if (*pos == -1) {
+    dim = sym::Sub(c.total, sym::Mul(C(c.size), sym::FloorDiv(sym::Sub(c.total, C(1)), C(c.size))));
+  } else {
+    const int64_t begin = *pos * c.size;
+    // The first chunk is there wherever the dim is (the empty tensor gives one empty chunk).
+    if (begin > 0) {
+      ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, c.total, C(begin + 1),
+                  absl::StrCat("SequenceAt position ", *pos, " needs ", *pos + 1, " chunks of ",
+                               c.size, " along axis ", c.axis),
+                  kNoOrigin, c.axis);
+    }
+    dim = sym::Min(C(c.size), sym::Sub(c.total, C(begin)));
+  }
+  TensorFact out = *c.element;
+  if (out.shape && c.axis < out.rank()) (*out.shape)[c.axis] = dim;
+  ctx.out(0) = std::move(out);
+}
+
 }  // namespace
 
 // SequenceEmpty-11: a sequence of length 0.
@@ -153,6 +192,10 @@ void InferSequenceErase(OpContext& ctx) {
 
 // SequenceAt-11: the element at `position` (negative counts from the back).
 void InferSequenceAt(OpContext& ctx) {
+  if (ctx.in(0).sequence && ctx.in(0).sequence->chunks) {
+    ChunkAt(ctx, *ctx.in(0).sequence);
+    return;
+  }
   auto seq = ReadSeq(ctx.in(0));
   if (!seq) return;
   const int64_t n = static_cast<int64_t>(seq->elements.size());
@@ -170,7 +213,11 @@ void InferSequenceLength(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = TensorProto::INT64;
   y.shape = Dims{};
-  if (auto seq = ReadSeq(ctx.in(0))) y.values = std::vector<Element>{{seq->length}};
+  if (ctx.in(0).sequence && ctx.in(0).sequence->chunks) {
+    y.values = std::vector<Element>{{ctx.in(0).sequence->length}};
+  } else if (auto seq = ReadSeq(ctx.in(0))) {
+    y.values = std::vector<Element>{{seq->length}};
+  }
 }
 
 // SplitToSequence-11: without `split`, one element per index of `axis` (that dim dropped when
@@ -203,6 +250,10 @@ void InferSplitToSequence(OpContext& ctx) {
   if (ctx.in(1).rank() == 0) {
     auto chunk = nn::ConstOf(nn::ScalarInput(ctx, 1));
     auto total = nn::ConstOf(dim);
+    if (chunk && *chunk > 0 && !total && dim) {
+      ctx.out(0) = ChunkSequence(*axis, *chunk, *dim, element(std::nullopt, true));
+      return;
+    }
     if (!chunk || !total || *chunk <= 0 || *total > kMaxTrackedElements) return;
     for (int64_t begin = 0; begin < *total; begin += *chunk) {
       elements.push_back(element(C(std::min(*chunk, *total - begin)), true));

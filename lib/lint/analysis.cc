@@ -1,7 +1,10 @@
 #include "lint/analysis.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace shapelint::lint {
 
@@ -36,9 +39,27 @@ Analysis::Analysis(const ir::Model& model)
       evaluator_(model_, inference_, symbols_, solution_) {
   InputSymbolRanges recorded = ReadInputSymbolRanges(model_, inference_);
   specialized_ = std::move(recorded.specialized);
+  std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
   for (const Pin& pin : pins_.pins) {
-    (ModuleSizes(pin, recorded.traced) ? design_pins_ : blamed_pins_).push_back(pin);
+    const bool design = ModuleSizes(pin, recorded.traced) && !RunsOtherwise(pin, runs_otherwise);
+    (design ? design_pins_ : blamed_pins_).push_back(pin);
   }
+}
+
+// A declared shape that the graph contradicts where every op of it runs. The exporter declares
+// the shapes of its own symbolic trace: where it says s27 - 2 over a range with no upper
+// bound and the graph returns min(s27 - 2, 2) chunks without failing, the graph lost what the
+// trace kept (a split whose number of chunks came from the example). A module's own size
+// makes an op fail past it (a table too short to broadcast, a grid that no longer reshapes).
+bool Analysis::RunsOtherwise(const Pin& pin,
+                             std::map<std::vector<std::string>, bool>& by_symbols) const {
+  if (pin.requirement->kind != infer::RequirementKind::kDeclaredShape) return false;
+  auto [it, fresh] = by_symbols.try_emplace(pin.symbols, false);
+  if (fresh) {
+    const std::optional<sym::Binding> moved = evaluator_.MoveSymbols(pin.symbols);
+    it->second = moved && !evaluator_.FirstNodeFailure(*moved);
+  }
+  return it->second;
 }
 
 void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {

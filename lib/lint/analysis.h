@@ -114,6 +114,8 @@ class Analysis {
   NodeRef Ref(const ir::Graph& graph, int node) const { return RefTo(graph, node); }
 
  private:
+  bool RunsOtherwise(const Pin& pin, std::map<std::vector<std::string>, bool>& by_symbols) const;
+
   const ir::Model& model_;
   infer::Inference inference_;
   std::vector<std::string> symbols_;  // input symbols, sorted

@@ -26,6 +26,16 @@ NodeRef RefTo(const ir::Graph& graph, int node) {
 
 std::optional<GraphEvaluator::Failure> GraphEvaluator::FirstFailure(
     const sym::Binding& binding) const {
+  return FirstFailureAmong(binding, /*declared=*/true);
+}
+
+std::optional<GraphEvaluator::Failure> GraphEvaluator::FirstNodeFailure(
+    const sym::Binding& binding) const {
+  return FirstFailureAmong(binding, /*declared=*/false);
+}
+
+std::optional<GraphEvaluator::Failure> GraphEvaluator::FirstFailureAmong(
+    const sym::Binding& binding, bool declared) const {
   // Requirements share their sides (every layer of a decoder requires the same) and their
   // parts: each expression is evaluated once, each floor, min and max in them too.
   absl::flat_hash_map<sym::Expr, std::optional<int64_t>> values;
@@ -36,6 +46,7 @@ std::optional<GraphEvaluator::Failure> GraphEvaluator::FirstFailure(
     return it->second;
   };
   for (const Requirement& r : inference_.requirements) {
+    if (!declared && r.kind == RequirementKind::kDeclaredShape) continue;
     auto l = value(r.lhs);
     auto rr = value(r.rhs);
     if (l && rr && !infer::Holds(r.relation, *l, *rr)) return Failure{&r, *l, *rr};

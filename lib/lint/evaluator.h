@@ -38,6 +38,9 @@ class GraphEvaluator {
   };
   // The first requirement, in topological order, that fails at `binding`.
   std::optional<Failure> FirstFailure(const sym::Binding& binding) const;
+  // The same among the requirements of the ops, leaving out declared shapes: whether the
+  // graph can run at `binding` at all.
+  std::optional<Failure> FirstNodeFailure(const sym::Binding& binding) const;
 
   // The graph evaluated at `binding`: input and output shapes, and the first node that fails
   // (failure empty when none does). This is "running the model at that size", statically.
@@ -72,6 +75,8 @@ class GraphEvaluator {
 
  private:
   std::vector<ShapeAt> OutputShapes(const sym::Binding& binding) const;
+  // The first failing requirement, declared shapes included or not.
+  std::optional<Failure> FirstFailureAmong(const sym::Binding& binding, bool declared) const;
 
   const ir::Model& model_;
   const infer::Inference& inference_;

@@ -374,5 +374,25 @@ TEST_CASE("torch 2.x corpus: constants made to a size in forward are not weights
   CHECK(lstm.at("SL005").attribute == "val_12");
 }
 
+TEST_CASE("torch 2.x corpus: a declared shape the graph contradicts where it runs is a bake",
+          "[corpus][torch2]") {
+  // torch.cat(torch.split(x, 2, dim=1)[::-1], 1) at 4 channels: the trace kept two chunks and
+  // declares the second s27 - 2 over s27 in [2, oo); the graph's SplitToSequence makes
+  // ceil(s27 / 2) chunks and takes two, so at 5 channels it runs and returns 4 (ORT: 4, eager:
+  // 5). Not a size of the module, although torch.export left s27 unbounded.
+  for (const char* file : {"split_size2.dynamo.onnx", "split_size2.dynamo-b1.onnx"}) {
+    INFO(file);
+    bool wrong_shape = false;
+    for (const Finding& f : LintAlone(file)) {
+      CHECK(f.rule != "SL010");
+      if (f.rule != "SL003" || f.severity != Severity::kError || !f.counterexample) continue;
+      const std::map<std::string, int64_t> at(f.counterexample->binding.begin(),
+                                              f.counterexample->binding.end());
+      wrong_shape |= at.at("s27") == 5 && !f.counterexample->node_fails;
+    }
+    CHECK(wrong_shape);
+  }
+}
+
 }  // namespace
 }  // namespace shapelint::lint

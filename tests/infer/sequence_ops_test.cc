@@ -69,6 +69,30 @@ g (float[T,3] x, float[6,2] w) => (int64 n, float[?] row, float[?,?,?] stacked, 
   CHECK(r.Shape("parts") == "[2, 2]");
 }
 
+TEST_CASE("SplitToSequence cuts chunks of a fixed size along a dynamic axis", "[infer][sequence]") {
+  // torch.split(x, 2, dim=1): ceil(C / 2) chunks, each 2 long but the last.
+  auto r = Infer(R"(
+g (float[N,C] x) => (int64 n, float[?,?] first, float[?,?] second, float[?,?] last) {
+  two = Constant <value = int64 {2}> ()
+  s = SplitToSequence <axis = 1> (x, two)
+  n = SequenceLength (s)
+  zero = Constant <value = int64 {0}> ()
+  one = Constant <value = int64 {1}> ()
+  minus_one = Constant <value = int64 {-1}> ()
+  first = SequenceAt (s, zero)
+  second = SequenceAt (s, one)
+  last = SequenceAt (s, minus_one)
+})");
+  CHECK(r.Values("n") == "{floor((C + 1) / 2)}");
+  CHECK(r.Shape("first") == "[N, min(C, 2)]");
+  CHECK(r.Shape("second") == "[N, min(C - 2, 2)]");
+  // C - 2 * floor((C - 1) / 2), as the canonical form writes it: at C = 5, 5 - 6 + 2 = 1; at
+  // C = 6, 6 - 6 + 2 = 2.
+  CHECK(r.Shape("last") == "[N, C - 2*floor((C + 1) / 2) + 2]");
+  // The second chunk exists only from C = 3 on; the first wherever C does.
+  CHECK(r.Requirements(RequirementKind::kIndexBound) == std::vector<std::string>{"C ~ 3"});
+}
+
 TEST_CASE("ConcatFromSequence requires the elements to agree off the axis", "[infer][sequence]") {
   auto r = Infer(R"(
 g (float[A,3] x, float[B,K] y) => (float[?,?] out) {

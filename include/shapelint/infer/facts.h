@@ -59,12 +59,23 @@ struct TensorFact {
   int64_t rank() const { return shape ? static_cast<int64_t>(shape->size()) : -1; }
 };
 
+// A sequence of chunks of one size cut along a dynamic axis (SplitToSequence with a scalar
+// `split`: torch.split(x, 2, dim=1)): every chunk `size` long but the last, which holds what is
+// left. `element` is a chunk's fact with that axis unknown.
+struct SequenceChunks {
+  int64_t axis = 0;
+  int64_t size = 1;
+  sym::Expr total;  // the axis' length before the cut
+  std::shared_ptr<const TensorFact> element;
+};
+
 // The elements of a sequence: one fact per element, in order, when the length is a constant;
 // when it is symbolic (a split along a dynamic axis), every element is alike and `elements`
-// holds that one fact.
+// holds that one fact, or the elements are chunks (`chunks`) and `elements` is empty.
 struct SequenceFact {
   std::vector<TensorFact> elements;
   sym::Expr length;
+  std::optional<SequenceChunks> chunks;
 };
 
 // Integer tensors with more elements than this keep their shape but not their values.
