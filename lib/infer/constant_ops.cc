@@ -2,6 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer {
 namespace {
@@ -86,6 +87,7 @@ void InferCast(OpContext& ctx) {
   // often does exactly that), so keep them whatever the target type; only integer consumers
   // read them.
   y.values = x.values;
+  if (IsIntegerType(y.elem_type)) TruncateQuotients(*y.values);
 }
 
 }  // namespace shapelint::infer

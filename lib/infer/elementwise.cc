@@ -1,6 +1,7 @@
 // Elementwise ops: unary ops keep their input's shape; n-ary ops broadcast multidirectionally
 // (numpy rules) and, for small integer tensors, compute values element by element.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,9 @@
 
 namespace shapelint::infer {
 namespace {
+
+// Past this a float no longer holds every integer below it exactly (2^24 for float32).
+constexpr int64_t kMaxExactDivisor = int64_t{1} << 24;
 
 using sym::Expr;
 using sym::MaybeExpr;
@@ -119,6 +123,62 @@ BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {
   return nullptr;
 }
 
+// a / d in floating point, for a size (or a quotient of one) divided by a positive integer d:
+// the integer when d divides a constant a, else the quotient kept exact.
+Element FloatQuotient(const Element& a, int64_t d) {
+  MaybeExpr numerator = a.value;
+  int64_t divisor = d;
+  if (a.numerator) {
+    if (__builtin_mul_overflow(a.divisor, d, &divisor)) return Element{};
+    numerator = a.numerator;
+  }
+  if (!numerator) return Element{};
+  if (divisor == 1) return Computed(numerator, {&a});
+  if (auto n = numerator->AsConstant(); n && *n % divisor == 0) {
+    return Computed(Expr::Constant(*n / divisor), {&a});
+  }
+  Element q;
+  q.numerator = numerator;
+  q.divisor = divisor;
+  return q;
+}
+
+// The positive integer that a float Div divides by, when its divisor is one (a Constant 2.0,
+// or a size cast to float).
+std::optional<int64_t> IntegralDivisor(const OpContext& ctx, const TensorFact& b) {
+  if (b.values && b.values->size() == 1) {
+    const Element& e = b.values->front();
+    return e.value ? e.value->AsConstant() : std::nullopt;
+  }
+  const std::optional<std::vector<double>> floats = ConstFloats(ctx, 1);
+  if (!floats || floats->size() != 1) return std::nullopt;
+  const double v = floats->front();
+  if (!(v >= 1 && v <= static_cast<double>(kMaxExactDivisor)) || v != std::floor(v)) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
+}
+
+// Div in floating point of sizes by an integer: quotients kept exact for Floor, Ceil and a Cast
+// to an integer to round (math.ceil(h / 2) in timm's MobileViT, TF-style "same" padding).
+void InferFloatDiv(const OpContext& ctx, const std::vector<const TensorFact*>& ins,
+                   const Dims& shape, TensorFact& y) {
+  const std::optional<int64_t> d = IntegralDivisor(ctx, *ins[1]);
+  if (!d || *d <= 0 || !ins[0]->values) return;
+  y.values = BroadcastValues({ins[0]}, shape, [&](const std::vector<const Element*>& args) {
+    return FloatQuotient(*args[0], *d);
+  });
+}
+
+// Floor or Ceil of a quotient kept exact; unknown for anything else.
+MaybeExpr Rounded(const std::string& op, const Element& e) {
+  if (!e.numerator) return std::nullopt;
+  const Expr d = Expr::Constant(e.divisor);
+  if (op == "Floor") return sym::FloorDiv(e.numerator, d);
+  if (op == "Ceil") return sym::CeilDiv(e.numerator, d);
+  return std::nullopt;
+}
+
 bool IsComparison(const std::string& op) {
   return op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
          op == "GreaterOrEqual" || op == "And" || op == "Or" || op == "Xor";
@@ -146,7 +206,7 @@ void InferUnary(OpContext& ctx) {
         if (op == "Not") v = Expr::Constant(*c == 0 ? 1 : 0);
         if (op == "Floor" || op == "Ceil" || op == "Round") v = e.value;  // integral already
       } else if (op == "Floor" || op == "Ceil" || op == "Round") {
-        v = e.value;
+        v = e.value ? e.value : Rounded(op, e);
       }
       vals.push_back(Computed(v, {&e}));
     }
@@ -173,6 +233,10 @@ void InferElementwise(OpContext& ctx) {
   auto shape = BroadcastShapes(ctx, ins);
   if (!shape) return;
   y.shape = *shape;
+  if (op == "Div" && ins.size() == 2 && !IsIntegerType(ins[0]->elem_type)) {
+    InferFloatDiv(ctx, ins, *shape, y);
+    return;
+  }
   BinaryFn fn = ValueFunction(op, ins[0]->elem_type);
   if (!fn) return;
   y.values = BroadcastValues(ins, *shape, [&](const std::vector<const Element*>& args) {

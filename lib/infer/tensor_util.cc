@@ -310,6 +310,17 @@ Element Computed(const MaybeExpr& value, const std::vector<const Element*>& args
   return e;
 }
 
+void TruncateQuotients(std::vector<Element>& values) {
+  for (Element& e : values) {
+    if (!e.numerator) continue;
+    if (sym::KnownNonNegative(*e.numerator)) {
+      e.value = sym::FloorDiv(e.numerator, Expr::Constant(e.divisor));
+    }
+    e.numerator.reset();
+    e.divisor = 1;
+  }
+}
+
 MaybeExpr NonNegative(const MaybeExpr& len) {
   if (len && sym::KnownNonNegative(*len)) return len;
   return sym::Max(len, Expr::Constant(0));

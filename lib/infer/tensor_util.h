@@ -109,6 +109,10 @@ OriginId AttributeOrigin(OpContext& ctx, std::string_view name);
 // elementwise family does, so that blame can follow them back.
 Element Computed(const sym::MaybeExpr& value, const std::vector<const Element*>& args);
 
+// Float quotients (Element::numerator) cast to an integer type: a Cast truncates toward zero,
+// which is floor where the numerator cannot be negative; unknown otherwise.
+void TruncateQuotients(std::vector<Element>& values);
+
 // max(len, 0), written as len where len cannot be negative.
 sym::MaybeExpr NonNegative(const sym::MaybeExpr& len);
 

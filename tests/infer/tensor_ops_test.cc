@@ -692,6 +692,32 @@ g (float[N,C] x, float like) => (float[N,C] y) {
   CHECK(r.Values("f") == "{N, C}");
 }
 
+TEST_CASE("Sizes divided in floating point and rounded", "[infer][tensor_ops]") {
+  // math.ceil(h / 2) and h // 4 as torch.export writes them: Cast to float, Div, Ceil or a Cast
+  // back (truncation, floor for a size), and a float literal divisor.
+  auto r = Infer(R"(
+g (float[N,H] x, float like) => (int64[1] up, int64[1] down, int64[1] nested, float[1] raw) {
+  s = Shape <start = 1> (x)
+  f = Cast <to = 1> (s)
+  two = Constant <value = float {2.0}> ()
+  half = Div (f, two)
+  c = Ceil (half)
+  up = Cast <to = 7> (c)
+  quarter = Div (half, two)
+  down = Cast <to = 7> (quarter)
+  third = Constant <value = float {0.5}> ()
+  nested = CastLike (quarter, s)
+  raw = Div (f, third)
+})",
+                 15);
+  CHECK(r.Values("up") == "{floor((H + 1) / 2)}");
+  CHECK(r.Values("down") == "{floor(H / 4)}");
+  CHECK(r.Values("nested") == "{floor(H / 4)}");
+  // A quotient stays unknown to everything but rounding, and a non-integer divisor is not one.
+  CHECK(r.Values("half") == "{?}");
+  CHECK(r.Values("raw") == "?");
+}
+
 TEST_CASE("Reduce: axes attribute, then input (ReduceSum 13, others 18)", "[infer][reduce]") {
   auto r11 = Infer(R"(
 g (float[N,C,H] x) => (float[N,H] y) {

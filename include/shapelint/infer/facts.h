@@ -38,6 +38,11 @@ inline constexpr OriginId kNoOrigin = -1;
 struct Element {
   sym::MaybeExpr value;
   OriginId origin = kNoOrigin;  // set when the value is a constant that came from a literal
+  // A float that sizes are computed in and that need not be an integer: numerator / divisor,
+  // divisor > 1 (math.ceil(h / 2) exported as Cast, Div, Ceil). `value` is then unknown, so
+  // that only the ops that round it (Floor, Ceil, a Cast to an integer) read it.
+  sym::MaybeExpr numerator;
+  int64_t divisor = 1;
 };
 
 struct SequenceFact;
