@@ -28,6 +28,15 @@ bool ModuleSizes(const Pin& pin, const std::vector<std::string>& traced) {
   return std::includes(traced.begin(), traced.end(), pin.symbols.begin(), pin.symbols.end());
 }
 
+// `constraints` and then `more`, as the witness search takes them.
+std::vector<const infer::Requirement*> Joined(
+    const std::vector<const infer::Requirement*>& constraints,
+    const std::vector<infer::Requirement>& more) {
+  std::vector<const infer::Requirement*> out = constraints;
+  for (const infer::Requirement& r : more) out.push_back(&r);
+  return out;
+}
+
 }  // namespace
 
 Analysis::Analysis(const ir::Model& model)
@@ -35,13 +44,15 @@ Analysis::Analysis(const ir::Model& model)
       inference_(infer::Infer(model)),
       symbols_(inference_.InputSymbols()),
       pins_(FindPins(inference_, symbols_)),
-      solution_(inference_, symbols_, pins_.constraints),
-      evaluator_(model_, inference_, symbols_, solution_) {
-  InputSymbolRanges recorded = ReadInputSymbolRanges(model_, inference_);
-  specialized_ = std::move(recorded.specialized);
+      recorded_(ReadInputSymbolRanges(model_, inference_)),
+      recorded_bounds_(BoundRequirements(recorded_)),
+      witness_constraints_(Joined(pins_.constraints, recorded_bounds_)),
+      solution_(inference_, symbols_, witness_constraints_),
+      evaluator_(model_, inference_, symbols_, solution_, recorded_) {
+  specialized_ = recorded_.specialized;
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
   for (const Pin& pin : pins_.pins) {
-    const bool design = ModuleSizes(pin, recorded.traced) && !RunsOtherwise(pin, runs_otherwise);
+    const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise);
     (design ? design_pins_ : blamed_pins_).push_back(pin);
   }
 }

@@ -122,6 +122,10 @@ class Analysis {
   PinSet pins_;
   std::vector<Pin> blamed_pins_;  // the pins blame walks from: pins_.pins less design_pins_
   std::vector<Pin> design_pins_;
+  InputSymbolRanges recorded_;  // what torch.export recorded of the input symbols
+  std::vector<infer::Requirement> recorded_bounds_;  // its bounds, as requirements
+  // What the witness must satisfy: the constraints among the pins, and the recorded bounds.
+  std::vector<const infer::Requirement*> witness_constraints_;
   Solution solution_;
   GraphEvaluator evaluator_;
   std::map<std::string, int64_t> specialized_;

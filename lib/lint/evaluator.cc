@@ -159,10 +159,13 @@ std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
     auto range = solution_.RangeOf(s);
     auto w = witness.Get(s);
     if (!range || !w) return std::nullopt;
-    if (attempt == 0 && range->second < kScanLimit) return range->second + 1;
-    if (attempt == 1 && range->first > 1) return range->first - 1;
-    if (attempt == 2) return 2 * *w + 1;
-    return std::nullopt;
+    std::optional<int64_t> v;
+    if (attempt == 0 && range->second < kScanLimit) v = range->second + 1;
+    if (attempt == 1 && range->first > 1) v = range->first - 1;
+    if (attempt == 2) v = 2 * *w + 1;
+    // Outside what the exporter claims the program for, a failure is no news.
+    if (v && !WithinBounds(recorded_, s, *v)) return std::nullopt;
+    return v;
   };
   // One symbol at a time first, in the inputs' axis order (batch and sequence before the
   // features a layer's weights fix in eager too): the smallest change that breaks the graph
@@ -234,7 +237,7 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
   auto try_probe = [&](const std::string& symbol, int64_t v,
                        bool exact_probe) -> std::optional<Counterexample> {
     const auto d = example.Get(symbol);
-    if (!d || v < 1 || v == *d) return std::nullopt;
+    if (!d || v < 1 || v == *d || !WithinBounds(recorded_, symbol, v)) return std::nullopt;
     sym::Binding b = base;
     b.Set(symbol, v);
     auto failure = FirstFailure(b);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "lint/export_ranges.h"
 #include "lint/witness.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
@@ -28,9 +29,15 @@ struct SizeProbe {
 class GraphEvaluator {
  public:
   // `symbols` are the input symbols (sorted); `solution` their witness.
+  // `recorded`: the exporter's ranges, which the counterexample search keeps to.
   GraphEvaluator(const ir::Model& model, const infer::Inference& inference,
-                 const std::vector<std::string>& symbols, const Solution& solution)
-      : model_(model), inference_(inference), symbols_(symbols), solution_(solution) {}
+                 const std::vector<std::string>& symbols, const Solution& solution,
+                 const InputSymbolRanges& recorded)
+      : model_(model),
+        inference_(inference),
+        symbols_(symbols),
+        solution_(solution),
+        recorded_(recorded) {}
 
   struct Failure {
     const infer::Requirement* requirement = nullptr;
@@ -82,6 +89,7 @@ class GraphEvaluator {
   const infer::Inference& inference_;
   const std::vector<std::string>& symbols_;
   const Solution& solution_;
+  const InputSymbolRanges& recorded_;
 };
 
 // A node of `graph` as findings point at it.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
@@ -71,13 +72,42 @@ InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inf
     const ExportRange& r = it->second;
     if (r.min && r.min == r.max) {
       out.specialized.emplace(it->first, *r.min);
-    } else if (!r.max) {
-      out.traced.push_back(it->first);
+      continue;
     }
+    if (!r.max) out.traced.push_back(it->first);
+    ExportRange bound{r.min && *r.min > 1 ? r.min : std::nullopt, r.max};
+    if (bound.min || bound.max) out.bounds.emplace(it->first, bound);
   }
   std::sort(out.traced.begin(), out.traced.end());
   out.traced.erase(std::unique(out.traced.begin(), out.traced.end()), out.traced.end());
   return out;
+}
+
+std::vector<infer::Requirement> BoundRequirements(const InputSymbolRanges& ranges) {
+  std::vector<infer::Requirement> out;
+  auto add = [&](const sym::Expr& lhs, const sym::Expr& rhs, std::string what) {
+    infer::Requirement r;
+    r.kind = infer::RequirementKind::kExportRange;
+    r.relation = infer::Relation::kAtLeast;
+    r.lhs = lhs;
+    r.rhs = rhs;
+    r.what = std::move(what);
+    out.push_back(std::move(r));
+  };
+  for (const auto& [symbol, range] : ranges.bounds) {
+    const sym::Expr s = sym::Expr::Symbol(symbol);
+    const std::string what = absl::StrCat("torch.export's range for ", symbol);
+    if (range.min) add(s, sym::Expr::Constant(*range.min), what);
+    if (range.max) add(sym::Expr::Constant(*range.max), s, what);
+  }
+  return out;
+}
+
+bool WithinBounds(const InputSymbolRanges& ranges, const std::string& symbol, int64_t value) {
+  auto it = ranges.bounds.find(symbol);
+  if (it == ranges.bounds.end()) return true;
+  return (!it->second.min || value >= *it->second.min) &&
+         (!it->second.max || value <= *it->second.max);
 }
 
 }  // namespace shapelint::lint

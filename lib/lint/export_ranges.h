@@ -45,7 +45,18 @@ struct InputSymbolRanges {
   // value. Attributes that the exporter's decompositions set from the example's sizes (an
   // adaptive pool's kernel) are not literals.
   std::vector<std::string> traced;
+  // Ranges narrower than every size yet holding more than one (VR[2, int_oo], VR[64, int_oo],
+  // VR[1, 2]): the sizes the exported program is claimed for, which witnesses and
+  // counterexamples keep to. A bound of 0 or 1 below is none.
+  std::map<std::string, ExportRange> bounds;
 };
+
+// The recorded bounds of `ranges` as requirements (symbol >= min, max >= symbol), for the
+// witness search to keep to.
+std::vector<infer::Requirement> BoundRequirements(const InputSymbolRanges& ranges);
+
+// True when `value` for `symbol` lies within its recorded bounds (or it has none).
+bool WithinBounds(const InputSymbolRanges& ranges, const std::string& symbol, int64_t value);
 InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference);
 
 }  // namespace shapelint::lint

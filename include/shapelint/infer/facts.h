@@ -103,6 +103,7 @@ enum class RequirementKind {
   kDeclaredShape,  // a graph output or value_info declares this dim
   kSplitSum,       // Split sizes add up to the split axis (or divide it equally)
   kIndexBound,     // a literal index or count fits in the dim it addresses (Gather, TopK)
+  kExportRange,    // a range the exporter recorded for an input symbol (no node's; lint/)
 };
 
 // Something that must hold for the graph to run (or to keep its declared shapes).
