@@ -30,5 +30,23 @@ TEST_CASE("export ranges: what does not read as NAME: VR[LO, HI] gives no range"
   CHECK(ParseRangeConstraints("{s0: VR[99999999999999999999, 1]}").empty());  // past int64
 }
 
+TEST_CASE("export ranges: bounds keep witnesses and counterexamples inside", "[lint]") {
+  InputSymbolRanges ranges;
+  ranges.bounds["h"] = {64, std::nullopt};  // VR[64, int_oo]
+  ranges.bounds["b"] = {std::nullopt, 2};   // VR[1, 2]: a lower bound of 1 is none
+  CHECK(WithinBounds(ranges, "h", 64));
+  CHECK(!WithinBounds(ranges, "h", 63));
+  CHECK(WithinBounds(ranges, "b", 1));
+  CHECK(!WithinBounds(ranges, "b", 3));
+  CHECK(WithinBounds(ranges, "w", 1));  // no recorded range
+  std::vector<std::string> text;
+  for (const infer::Requirement& r : BoundRequirements(ranges)) {
+    CHECK(r.kind == infer::RequirementKind::kExportRange);
+    CHECK(r.relation == infer::Relation::kAtLeast);
+    text.push_back(r.lhs.ToString() + " >= " + r.rhs.ToString());
+  }
+  CHECK(text == std::vector<std::string>{"2 >= b", "h >= 64"});
+}
+
 }  // namespace
 }  // namespace shapelint::lint
