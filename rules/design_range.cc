@@ -110,7 +110,7 @@ class DesignRange : public Rule {
       f.notes.push_back(*limit);
     }
     f.notes.push_back(
-        {"eager PyTorch slices and broadcasts the same way: past the bound it fails "
+        {"eager PyTorch slices, indexes and broadcasts the same way: past the bound it fails "
          "too, so this is the model's range, not a size of the example",
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names, " within [1, ", bound.max,
@@ -154,8 +154,8 @@ class DesignRange : public Rule {
     return f;
   }
 
-  // The nearest Slice upstream of `node` whose data has an axis of `max` elements: the table or
-  // buffer the size is clamped to.
+  // The nearest Slice or Gather upstream of `node` (or `node` itself) whose data has an axis of
+  // `max` elements: the table or buffer the size is clamped to or indexes.
   static std::optional<Note> WhereTheLimitIs(const Analysis& analysis, const ir::Graph& graph,
                                              int node, int64_t max) {
     std::deque<int> queue{node};
@@ -166,6 +166,11 @@ class DesignRange : public Rule {
       if (n.op_type() == "Slice" && n.input_size() > 0 && HasAxisOf(analysis, graph, n, max)) {
         return Note{absl::StrCat("the limit is the length of '", Table(graph, n.input(0)), "' (",
                                  max, "), sliced by the size here"),
+                    analysis.Ref(graph, n.index())};
+      }
+      if (n.op_type() == "Gather" && n.input_size() > 1 && HasAxisOf(analysis, graph, n, max)) {
+        return Note{absl::StrCat("the limit is the length of '", Table(graph, n.input(0)), "' (",
+                                 max, "), indexed by positions up to the size here"),
                     analysis.Ref(graph, n.index())};
       }
       for (int i = 0; i < n.input_size(); ++i) {

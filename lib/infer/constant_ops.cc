@@ -73,6 +73,7 @@ void InferCast(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = static_cast<int32_t>(ctx.AttrInt("to", 0));
   y.shape = x.shape;
+  y.largest = x.largest;  // integer indices cast between integer or float types keep it
   if (!x.values) return;
   if (y.elem_type == TensorProto::BOOL) {
     std::vector<Element> vals;

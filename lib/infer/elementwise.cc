@@ -170,6 +170,18 @@ void InferFloatDiv(const OpContext& ctx, const std::vector<const TensorFact*>& i
   });
 }
 
+// The largest element of a + b, where one of them has a known largest element and the other
+// is one known value: positions past + arange(seq), whose largest is past + seq - 1.
+MaybeExpr ShiftedLargest(const TensorFact& a, const TensorFact& b) {
+  auto single = [](const TensorFact& f) -> MaybeExpr {
+    if (!f.values || f.values->size() != 1) return std::nullopt;
+    return f.values->front().value;
+  };
+  if (a.largest) return sym::Add(a.largest, single(b));
+  if (b.largest) return sym::Add(b.largest, single(a));
+  return std::nullopt;
+}
+
 // Floor or Ceil of a quotient kept exact; unknown for anything else.
 MaybeExpr Rounded(const std::string& op, const Element& e) {
   if (!e.numerator) return std::nullopt;
@@ -233,6 +245,7 @@ void InferElementwise(OpContext& ctx) {
   auto shape = BroadcastShapes(ctx, ins);
   if (!shape) return;
   y.shape = *shape;
+  if (op == "Add" && ins.size() == 2) y.largest = ShiftedLargest(*ins[0], *ins[1]);
   if (op == "Div" && ins.size() == 2 && !IsIntegerType(ins[0]->elem_type)) {
     InferFloatDiv(ctx, ins, *shape, y);
     return;

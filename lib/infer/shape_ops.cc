@@ -103,6 +103,15 @@ void InferGather(OpContext& ctx) {
   y.shape = out;
   auto idx = ctx.ConstInts(1);
   RequireIndicesInRange(ctx, idx, (*data.shape)[*axis], *axis);
+  // Indices computed at run time with a known largest value (position ids from a Range): a
+  // table needs that many rows (GPT-2's 1024 positions).
+  if (!idx && indices.largest) {
+    ctx.Require(
+        RequirementKind::kIndexBound, Relation::kAtLeast, (*data.shape)[*axis],
+        sym::Add(indices.largest, Expr::Constant(1)),
+        absl::StrCat("Gather indices up to ", indices.largest->ToString(), " on axis ", *axis),
+        kNoOrigin, *axis);
+  }
   // Values: gathering from a 1-D tensor (the Shape -> Gather idiom) or a scalar-indexed row.
   if (!data.values || !idx || data.rank() != 1) return;
   const int64_t n = static_cast<int64_t>(data.values->size());
@@ -120,6 +129,7 @@ void InferUnsqueeze(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;  // same elements, same order
+  y.largest = x.largest;
   auto axes = AxesOf(ctx, 13, 1);
   if (!x.shape || !axes) return;
   const int64_t out_rank = x.rank() + static_cast<int64_t>(axes->size());
@@ -142,6 +152,7 @@ void InferSqueeze(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
+  y.largest = x.largest;
   auto axes = AxesOf(ctx, 13, 1);
   if (!x.shape || !axes) return;
   std::vector<bool> drop(x.rank(), false);
@@ -354,6 +365,7 @@ void InferReshape(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
+  y.largest = x.largest;
   if (!target.values) {
     // Rank is still known from the target's length.
     if (target.shape && target.shape->size() == 1 && (*target.shape)[0]) {
@@ -420,6 +432,7 @@ void InferFlatten(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
+  y.largest = x.largest;
   if (!x.shape) return;
   int64_t axis = ctx.AttrInt("axis", 1);
   if (axis < 0) axis += x.rank();

@@ -90,6 +90,11 @@ class Classifier {
     for (const int64_t v : {int64_t{2}, lo / 2, lo - 1}) {
       if (!HoldsAll(r, syms, v)) return std::nullopt;
     }
+    // A bound on each symbol fails with any one of them past it: one on their sum (past + seq
+    // positions into a table) holds there while the others are small, and is no such bound.
+    for (const std::string& s : syms) {
+      if (syms.size() > 1 && HoldsAll(r, {s}, lo + 1)) return std::nullopt;
+    }
     sym::Binding b;
     for (int k = 0; k < kNumSamples; ++k) {
       SetSample(k, b);

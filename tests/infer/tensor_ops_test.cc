@@ -224,6 +224,46 @@ g (float[N,C] x) => (int64[N] y) {
   CHECK(r.Shape("u") == "[?]");
 }
 
+TEST_CASE("Range: the largest value of an increasing range, and what indexing needs of it",
+          "[infer][generator]") {
+  // position_ids = past + arange(seq), then a table lookup (GPT-2's wpe with a cache).
+  auto r = Infer(R"(
+g (float[B,T] x, float[B,P] past) => (float[B,T,4] y) {
+  s = Shape (x)
+  one = Constant <value = int64 {1}> ()
+  zero = Constant <value = int64 {0}> ()
+  three = Constant <value = int64 {3}> ()
+  t = Gather (s, one)
+  ids = Range (zero, t, one)
+  ps = Shape (past)
+  p = Gather (ps, one)
+  shifted = Add (ids, p)
+  batched = Unsqueeze (shifted, zero)
+  table = Constant <value = float[16,4] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}> ()
+  rows = Gather (table, batched)
+  y = Squeeze (rows, zero)
+  odd = Range (one, t, three)
+  minus_one = Constant <value = int64 {-1}> ()
+  down = Range (t, zero, minus_one)
+  two = Constant <value = int64 {2}> ()
+  from_two = Range (two, t, one)
+})",
+                 13);
+  // 0 .. T - 1, then shifted by P: P + T - 1 at most, which a table of 16 rows must exceed.
+  CHECK(r.Fact("ids").largest->ToString() == "T - 1");
+  CHECK(r.Fact("batched").largest->ToString() == "P + T - 1");
+  CHECK(r.Requirements(RequirementKind::kIndexBound) == std::vector<std::string>{"16 ~ P + T"});
+  // 1, 4, 7, ...: the last is 1 + 3 * (ceil((T - 1) / 3) - 1); at T = 8, 7.
+  REQUIRE(r.Fact("odd").largest);
+  sym::Binding at8;
+  at8.Set("T", 8);
+  CHECK(r.Fact("odd").largest->Evaluate(at8) == 7);
+  // A decreasing range starts at its largest: not recorded. Neither is one that may be empty
+  // (2 .. T - 1 has max(T - 2, 0) elements): it indexes nothing at T = 1.
+  CHECK(!r.Fact("down").largest);
+  CHECK(!r.Fact("from_two").largest);
+}
+
 TEST_CASE("Range over float literals", "[infer][generator]") {
   auto r = Infer(R"(
 g (float[N] x) => (float[?] y) {

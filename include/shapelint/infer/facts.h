@@ -55,6 +55,9 @@ struct TensorFact {
   bool ambiguous_rank = false;
   std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
   std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
+  // No element exceeds this (a Range's last value, arange(seq) -> seq - 1) where the values
+  // themselves are not tracked: what indexing with them needs of the dim it addresses.
+  sym::MaybeExpr largest;
   // Set for a sequence (ONNX `seq(tensor)`) whose length is known; a sequence of unknown
   // length is an unknown fact. Shared and never changed: facts are copied often, sequences
   // are rare.
