@@ -44,7 +44,11 @@ class DesignRange : public Rule {
       }
     }
     for (const auto& [symbols, bound] : tightest) {
-      if (!AtTheExampleSize(analysis, *bound)) out.push_back(Report(analysis, *bound));
+      if (bound->on_sum) {
+        out.push_back(ReportSum(analysis, *bound));
+      } else if (!AtTheExampleSize(analysis, *bound)) {
+        out.push_back(Report(analysis, *bound));
+      }
     }
     for (const Pin* pin : OneForEachSet(analysis.design_pins())) {
       out.push_back(ReportTraced(analysis, *pin));
@@ -115,6 +119,36 @@ class DesignRange : public Rule {
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names, " within [1, ", bound.max,
                          "], or enlarge the table or buffer the graph slices");
+    return f;
+  }
+
+  // A bound on a sum of sizes (past + seq positions into a table of 64 rows): each may grow
+  // while the others are small, so the range is the sum's.
+  Finding ReportSum(const Analysis& analysis, const Bound& bound) const {
+    const infer::Requirement& r = *bound.requirement;
+    const ir::Graph& graph = *r.graph;
+    const int node = r.node >= 0 ? r.node : 0;
+    const std::string names = absl::StrJoin(bound.symbols, ", ");
+    Finding f =
+        FindingAt(analysis, graph, node, info().level,
+                  absl::StrCat(names, " are bounded together: ", r.what, " (",
+                               r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
+                               ") holds while ", r.rhs.ToString(kMaxExprText),
+                               " stays at or below ", r.lhs.ToString(kMaxExprText)));
+    f.symbols = bound.symbols;
+    f.witness = analysis.WitnessFor(bound.symbols);
+    // Past the bound, unless moving there breaks something else first (an input contract).
+    std::optional<Counterexample> c = analysis.CounterexampleFor(bound.symbols);
+    if (c && c->failing_node.index == node) f.counterexample = std::move(c);
+    // The table's length is the constant side (64 rows), not where the symbols stop together.
+    const std::optional<int64_t> length = r.lhs.AsConstant();
+    if (const std::optional<Note> limit =
+            WhereTheLimitIs(analysis, graph, node, length.value_or(bound.max))) {
+      f.notes.push_back(*limit);
+    }
+    f.fix = absl::StrCat("serve and profile ", names,
+                         " where the witness says, or enlarge the "
+                         "table or buffer");
     return f;
   }
 

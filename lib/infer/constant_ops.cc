@@ -73,7 +73,7 @@ void InferCast(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = static_cast<int32_t>(ctx.AttrInt("to", 0));
   y.shape = x.shape;
-  y.largest = x.largest;  // integer indices cast between integer or float types keep it
+  y.forms = x.forms;  // indices cast between integer and float types keep their largest
   if (!x.values) return;
   if (y.elem_type == TensorProto::BOOL) {
     std::vector<Element> vals;
@@ -88,7 +88,7 @@ void InferCast(OpContext& ctx) {
   // often does exactly that), so keep them whatever the target type; only integer consumers
   // read them.
   y.values = x.values;
-  if (IsIntegerType(y.elem_type)) TruncateQuotients(*y.values);
+  if (IsIntegerType(y.elem_type)) TruncateQuotients(x, y);
 }
 
 }  // namespace shapelint::infer

@@ -124,23 +124,12 @@ BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {
 }
 
 // a / d in floating point, for a size (or a quotient of one) divided by a positive integer d:
-// the integer when d divides a constant a, else the quotient kept exact.
-Element FloatQuotient(const Element& a, int64_t d) {
-  MaybeExpr numerator = a.value;
-  int64_t divisor = d;
-  if (a.numerator) {
-    if (__builtin_mul_overflow(a.divisor, d, &divisor)) return Element{};
-    numerator = a.numerator;
-  }
-  if (!numerator) return Element{};
-  if (divisor == 1) return Computed(numerator, {&a});
-  if (auto n = numerator->AsConstant(); n && *n % divisor == 0) {
-    return Computed(Expr::Constant(*n / divisor), {&a});
-  }
-  Element q;
-  q.numerator = numerator;
-  q.divisor = divisor;
-  return q;
+// the integer when d divides a constant a; else the quotient, numerator / divisor.
+std::pair<MaybeExpr, int64_t> FloatQuotient(const MaybeExpr& a, int64_t a_divisor, int64_t d) {
+  int64_t divisor = 0;
+  if (!a || __builtin_mul_overflow(a_divisor, d, &divisor)) return {std::nullopt, 1};
+  if (auto n = a->AsConstant(); n && *n % divisor == 0) return {Expr::Constant(*n / divisor), 1};
+  return {a, divisor};
 }
 
 // The positive integer that a float Div divides by, when its divisor is one (a Constant 2.0,
@@ -160,14 +149,43 @@ std::optional<int64_t> IntegralDivisor(const OpContext& ctx, const TensorFact& b
 }
 
 // Div in floating point of sizes by an integer: quotients kept exact for Floor, Ceil and a Cast
-// to an integer to round (math.ceil(h / 2) in timm's MobileViT, TF-style "same" padding).
-void InferFloatDiv(const OpContext& ctx, const std::vector<const TensorFact*>& ins,
-                   const Dims& shape, TensorFact& y) {
-  const std::optional<int64_t> d = IntegralDivisor(ctx, *ins[1]);
-  if (!d || *d <= 0 || !ins[0]->values) return;
-  y.values = BroadcastValues({ins[0]}, shape, [&](const std::vector<const Element*>& args) {
-    return FloatQuotient(*args[0], *d);
-  });
+// to an integer to round (math.ceil(h / 2) in timm's MobileViT, TF-style "same" padding). The
+// dividend's elements are integers (values) or quotients already (forms); the divisor is one
+// number, so the output has the dividend's elements.
+void InferFloatDiv(const OpContext& ctx, const TensorFact& a, const TensorFact& b, TensorFact& y) {
+  const std::optional<int64_t> d = IntegralDivisor(ctx, b);
+  if (!d || *d <= 0) return;
+  std::vector<MaybeExpr> dividend;
+  int64_t a_divisor = 1;
+  if (a.forms && !a.forms->numerators.empty()) {
+    dividend = a.forms->numerators;
+    a_divisor = a.forms->divisor;
+  } else if (a.values) {
+    for (const Element& e : *a.values) dividend.push_back(e.value);
+  } else {
+    return;
+  }
+  std::vector<Element> vals;
+  ValueForms forms;
+  std::optional<int64_t> common;  // the quotients' one divisor, when they share one
+  bool shared = true;
+  for (const MaybeExpr& n : dividend) {
+    auto [q, divisor] = FloatQuotient(n, a_divisor, *d);
+    vals.push_back({divisor == 1 ? q : std::nullopt, kNoOrigin});
+    forms.numerators.push_back(q);
+    if (divisor == 1) continue;
+    shared &= !common || *common == divisor;
+    common = divisor;
+  }
+  y.values = std::move(vals);
+  // Quotients that share a divisor are kept for rounding; integers among them as n*d / d.
+  if (!common || !shared) return;
+  forms.divisor = *common;
+  for (size_t i = 0; i < forms.numerators.size(); ++i) {
+    if ((*y.values)[i].value)
+      forms.numerators[i] = sym::Mul((*y.values)[i].value, Expr::Constant(*common));
+  }
+  y.forms = std::make_shared<const ValueForms>(std::move(forms));
 }
 
 // The largest element of a + b, where one of them has a known largest element and the other
@@ -177,18 +195,22 @@ MaybeExpr ShiftedLargest(const TensorFact& a, const TensorFact& b) {
     if (!f.values || f.values->size() != 1) return std::nullopt;
     return f.values->front().value;
   };
-  if (a.largest) return sym::Add(a.largest, single(b));
-  if (b.largest) return sym::Add(b.largest, single(a));
+  if (const MaybeExpr l = LargestOf(a)) return sym::Add(l, single(b));
+  if (const MaybeExpr l = LargestOf(b)) return sym::Add(l, single(a));
   return std::nullopt;
 }
 
-// Floor or Ceil of a quotient kept exact; unknown for anything else.
-MaybeExpr Rounded(const std::string& op, const Element& e) {
-  if (!e.numerator) return std::nullopt;
-  const Expr d = Expr::Constant(e.divisor);
-  if (op == "Floor") return sym::FloorDiv(e.numerator, d);
-  if (op == "Ceil") return sym::CeilDiv(e.numerator, d);
-  return std::nullopt;
+// Floor or Ceil of the quotients `x` holds; nothing when it holds none.
+std::optional<std::vector<Element>> Rounded(const std::string& op, const TensorFact& x) {
+  if ((op != "Floor" && op != "Ceil") || !x.forms || x.forms->numerators.empty()) {
+    return std::nullopt;
+  }
+  const Expr d = Expr::Constant(x.forms->divisor);
+  std::vector<Element> vals;
+  for (const MaybeExpr& n : x.forms->numerators) {
+    vals.push_back({op == "Floor" ? sym::FloorDiv(n, d) : sym::CeilDiv(n, d), kNoOrigin});
+  }
+  return vals;
 }
 
 bool IsComparison(const std::string& op) {
@@ -206,6 +228,10 @@ void InferUnary(OpContext& ctx) {
   const std::string& op = ctx.node().op_type();
   if (op == "Not" || op == "IsNaN" || op == "IsInf" || op == "RegexFullMatch")
     y.elem_type = ONNX_NAMESPACE::TensorProto::BOOL;
+  if (auto rounded = Rounded(op, x)) {
+    y.values = std::move(rounded);
+    return;
+  }
   if (!x.values) return;
   if (op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" || op == "Round" || op == "Not") {
     std::vector<Element> vals;
@@ -218,7 +244,7 @@ void InferUnary(OpContext& ctx) {
         if (op == "Not") v = Expr::Constant(*c == 0 ? 1 : 0);
         if (op == "Floor" || op == "Ceil" || op == "Round") v = e.value;  // integral already
       } else if (op == "Floor" || op == "Ceil" || op == "Round") {
-        v = e.value ? e.value : Rounded(op, e);
+        v = e.value;
       }
       vals.push_back(Computed(v, {&e}));
     }
@@ -245,9 +271,9 @@ void InferElementwise(OpContext& ctx) {
   auto shape = BroadcastShapes(ctx, ins);
   if (!shape) return;
   y.shape = *shape;
-  if (op == "Add" && ins.size() == 2) y.largest = ShiftedLargest(*ins[0], *ins[1]);
+  if (op == "Add" && ins.size() == 2) SetLargest(y, ShiftedLargest(*ins[0], *ins[1]));
   if (op == "Div" && ins.size() == 2 && !IsIntegerType(ins[0]->elem_type)) {
-    InferFloatDiv(ctx, ins, *shape, y);
+    InferFloatDiv(ctx, *ins[0], *ins[1], y);
     return;
   }
   BinaryFn fn = ValueFunction(op, ins[0]->elem_type);

@@ -58,8 +58,8 @@ void InferRange(OpContext& ctx) {
   // The last value, start + (count - 1) * delta, is the largest of an increasing range; taken
   // only where the count cannot be clamped at 0 (an empty range indexes nothing).
   if (*d > 0 && count && sym::KnownNonNegative(*count)) {
-    y.largest =
-        sym::Add(start->value, sym::Mul(sym::Sub(count, Expr::Constant(1)), Expr::Constant(*d)));
+    SetLargest(y, sym::Add(start->value,
+                           sym::Mul(sym::Sub(count, Expr::Constant(1)), Expr::Constant(*d))));
   }
   count = NonNegative(count);
   y.shape = Dims{count};

@@ -105,12 +105,11 @@ void InferGather(OpContext& ctx) {
   RequireIndicesInRange(ctx, idx, (*data.shape)[*axis], *axis);
   // Indices computed at run time with a known largest value (position ids from a Range): a
   // table needs that many rows (GPT-2's 1024 positions).
-  if (!idx && indices.largest) {
-    ctx.Require(
-        RequirementKind::kIndexBound, Relation::kAtLeast, (*data.shape)[*axis],
-        sym::Add(indices.largest, Expr::Constant(1)),
-        absl::StrCat("Gather indices up to ", indices.largest->ToString(), " on axis ", *axis),
-        kNoOrigin, *axis);
+  if (const MaybeExpr largest = LargestOf(indices); !idx && largest) {
+    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, (*data.shape)[*axis],
+                sym::Add(largest, Expr::Constant(1)),
+                absl::StrCat("Gather indices up to ", largest->ToString(), " on axis ", *axis),
+                kNoOrigin, *axis);
   }
   // Values: gathering from a 1-D tensor (the Shape -> Gather idiom) or a scalar-indexed row.
   if (!data.values || !idx || data.rank() != 1) return;
@@ -129,7 +128,7 @@ void InferUnsqueeze(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;  // same elements, same order
-  y.largest = x.largest;
+  y.forms = x.forms;    // same elements
   auto axes = AxesOf(ctx, 13, 1);
   if (!x.shape || !axes) return;
   const int64_t out_rank = x.rank() + static_cast<int64_t>(axes->size());
@@ -152,7 +151,7 @@ void InferSqueeze(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
-  y.largest = x.largest;
+  y.forms = x.forms;  // same elements
   auto axes = AxesOf(ctx, 13, 1);
   if (!x.shape || !axes) return;
   std::vector<bool> drop(x.rank(), false);
@@ -365,7 +364,7 @@ void InferReshape(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
-  y.largest = x.largest;
+  y.forms = x.forms;  // same elements
   if (!target.values) {
     // Rank is still known from the target's length.
     if (target.shape && target.shape->size() == 1 && (*target.shape)[0]) {
@@ -432,7 +431,7 @@ void InferFlatten(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
   y.values = x.values;
-  y.largest = x.largest;
+  y.forms = x.forms;  // same elements
   if (!x.shape) return;
   int64_t axis = ctx.AttrInt("axis", 1);
   if (axis < 0) axis += x.rank();

@@ -441,7 +441,7 @@ void InferCastLike(OpContext& ctx) {
   if (!x.values || y.elem_type == 0) return;
   if (y.elem_type != TensorProto::BOOL) {
     y.values = x.values;  // integers survive the cast, as InferCast keeps them
-    if (IsIntegerType(y.elem_type)) TruncateQuotients(*y.values);
+    if (IsIntegerType(y.elem_type)) TruncateQuotients(x, y);
     return;
   }
   std::vector<Element> vals;

@@ -310,15 +310,26 @@ Element Computed(const MaybeExpr& value, const std::vector<const Element*>& args
   return e;
 }
 
-void TruncateQuotients(std::vector<Element>& values) {
-  for (Element& e : values) {
-    if (!e.numerator) continue;
-    if (sym::KnownNonNegative(*e.numerator)) {
-      e.value = sym::FloorDiv(e.numerator, Expr::Constant(e.divisor));
-    }
-    e.numerator.reset();
-    e.divisor = 1;
+MaybeExpr LargestOf(const TensorFact& f) { return f.forms ? f.forms->largest : std::nullopt; }
+
+void SetLargest(TensorFact& f, const MaybeExpr& largest) {
+  if (!largest) return;
+  ValueForms forms = f.forms ? *f.forms : ValueForms{};
+  forms.largest = largest;
+  f.forms = std::make_shared<const ValueForms>(std::move(forms));
+}
+
+void TruncateQuotients(const TensorFact& x, TensorFact& y) {
+  if (!x.forms || x.forms->numerators.empty()) return;
+  const Expr divisor = Expr::Constant(x.forms->divisor);
+  std::vector<Element> vals;
+  for (const MaybeExpr& n : x.forms->numerators) {
+    vals.push_back(
+        {n && sym::KnownNonNegative(*n) ? sym::FloorDiv(n, divisor) : std::nullopt, kNoOrigin});
   }
+  y.values = std::move(vals);
+  y.forms.reset();
+  SetLargest(y, LargestOf(x));
 }
 
 MaybeExpr NonNegative(const MaybeExpr& len) {

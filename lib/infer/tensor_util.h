@@ -109,9 +109,14 @@ OriginId AttributeOrigin(OpContext& ctx, std::string_view name);
 // elementwise family does, so that blame can follow them back.
 Element Computed(const sym::MaybeExpr& value, const std::vector<const Element*>& args);
 
-// Float quotients (Element::numerator) cast to an integer type: a Cast truncates toward zero,
-// which is floor where the numerator cannot be negative; unknown otherwise.
-void TruncateQuotients(std::vector<Element>& values);
+// The largest element `f` is known to have (ValueForms::largest), if any.
+sym::MaybeExpr LargestOf(const TensorFact& f);
+// Records that no element of `f` exceeds `largest` (nothing when it is unknown).
+void SetLargest(TensorFact& f, const sym::MaybeExpr& largest);
+// Float quotients (ValueForms::numerators) of `x` cast to an integer type into `y`: a Cast
+// truncates toward zero, which is floor where a numerator cannot be negative; unknown
+// otherwise. Nothing when `x` holds none.
+void TruncateQuotients(const TensorFact& x, TensorFact& y);
 
 // max(len, 0), written as len where len cannot be negative.
 sym::MaybeExpr NonNegative(const sym::MaybeExpr& len);

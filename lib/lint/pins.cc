@@ -77,6 +77,14 @@ class Classifier {
   // below it, and past which it fails, when there is one (Bound); nullopt otherwise. A baked
   // size holds at isolated sizes (where it matches, and at 1 where it broadcasts), never on a
   // whole range from 1.
+  // True when a bound `max` found for all of `syms` together is one on their sum: each alone
+  // passes it while the others are at their smallest.
+  bool OnSum(const Requirement& r, const std::vector<std::string>& syms, int64_t max) const {
+    return syms.size() > 1 && std::any_of(syms.begin(), syms.end(), [&](const std::string& s) {
+             return HoldsAll(r, {s}, max + 1);
+           });
+  }
+
   std::optional<int64_t> UpperBound(const Requirement& r,
                                     const std::vector<std::string>& syms) const {
     if (syms.empty() || !HoldsAll(r, syms, 1)) return std::nullopt;
@@ -90,11 +98,7 @@ class Classifier {
     for (const int64_t v : {int64_t{2}, lo / 2, lo - 1}) {
       if (!HoldsAll(r, syms, v)) return std::nullopt;
     }
-    // A bound on each symbol fails with any one of them past it: one on their sum (past + seq
-    // positions into a table) holds there while the others are small, and is no such bound.
-    for (const std::string& s : syms) {
-      if (syms.size() > 1 && HoldsAll(r, {s}, lo + 1)) return std::nullopt;
-    }
+
     sym::Binding b;
     for (int k = 0; k < kNumSamples; ++k) {
       SetSample(k, b);
@@ -213,7 +217,8 @@ struct Distinct {
   std::vector<std::string> syms;
   int holds = 0, fails = 0;
   Verdict verdict = Verdict::kHolds;
-  int64_t bound = 0;  // for kBound
+  int64_t bound = 0;    // for kBound
+  bool on_sum = false;  // for kBound: Bound::on_sum
 };
 
 // The distinct requirements over input symbols, and for each requirement the index of its
@@ -309,6 +314,7 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
     if (const std::optional<int64_t> bound = classifier.UpperBound(*d.first, d.syms)) {
       d.verdict = Verdict::kBound;
       d.bound = *bound;
+      d.on_sum = classifier.OnSum(*d.first, d.syms, *bound);
     }
   }
   KeepDeclaredBoundsWhereTheGraphFails(distinct);
@@ -320,7 +326,8 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
     if (d.verdict == Verdict::kHolds) continue;
     // Copies hold or fail together: the first one stands for them all.
     if (d.first == &r) set.constraints.push_back(&r);
-    if (d.verdict == Verdict::kBound && d.first == &r) set.bounds.push_back({&r, d.syms, d.bound});
+    if (d.verdict == Verdict::kBound && d.first == &r)
+      set.bounds.push_back({&r, d.syms, d.bound, d.on_sum});
     if (d.verdict == Verdict::kConstraint || d.verdict == Verdict::kBound) continue;
     set.pins.push_back({&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r)});
   }

@@ -34,6 +34,9 @@ struct Bound {
   const infer::Requirement* requirement = nullptr;
   std::vector<std::string> symbols;  // sorted
   int64_t max = 0;
+  // A bound on a sum of the symbols (past + seq positions into a table), not on each: one alone
+  // may pass `max` while the others are small. `max` is then where they all stop together.
+  bool on_sum = false;
 };
 
 struct PinSet {

@@ -38,10 +38,19 @@ inline constexpr OriginId kNoOrigin = -1;
 struct Element {
   sym::MaybeExpr value;
   OriginId origin = kNoOrigin;  // set when the value is a constant that came from a literal
-  // A float that sizes are computed in and that need not be an integer: numerator / divisor,
-  // divisor > 1 (math.ceil(h / 2) exported as Cast, Div, Ceil). `value` is then unknown, so
-  // that only the ops that round it (Floor, Ceil, a Cast to an integer) read it.
-  sym::MaybeExpr numerator;
+};
+
+// What is known of a tensor's values besides `TensorFact::values`; rare, so kept behind a
+// pointer that most facts leave empty.
+struct ValueForms {
+  // No element exceeds this (a Range's last value, arange(seq) -> seq - 1) where the values
+  // themselves are not tracked: what indexing with them needs of the dim it addresses.
+  sym::MaybeExpr largest;
+  // Floats that sizes are computed in and that need not be integers: element i is
+  // numerators[i] / divisor, divisor > 1 (math.ceil(h / 2) exported as Cast, Div, Ceil). The
+  // tensor's `values` are then unknown, so that only the ops that round these (Floor, Ceil, a
+  // Cast to an integer) read them.
+  std::vector<sym::MaybeExpr> numerators;
   int64_t divisor = 1;
 };
 
@@ -55,9 +64,7 @@ struct TensorFact {
   bool ambiguous_rank = false;
   std::optional<std::vector<sym::MaybeExpr>> shape;  // nullopt: unknown rank
   std::optional<std::vector<Element>> values;        // row-major; small integer tensors only
-  // No element exceeds this (a Range's last value, arange(seq) -> seq - 1) where the values
-  // themselves are not tracked: what indexing with them needs of the dim it addresses.
-  sym::MaybeExpr largest;
+  std::shared_ptr<const ValueForms> forms;           // rare: see ValueForms
   // Set for a sequence (ONNX `seq(tensor)`) whose length is known; a sequence of unknown
   // length is an unknown fact. Shared and never changed: facts are copied often, sequences
   // are rare.
