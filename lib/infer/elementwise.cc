@@ -82,9 +82,21 @@ std::optional<std::vector<Element>> BroadcastValues(
   return out;
 }
 
+// True when `a` cannot be negative (a size) and `b` is a negative constant (-1, the "keep this
+// dim" of torch's expand(-1, ...)).
+bool SizeAgainstNegative(const Expr& a, const Expr& b) {
+  const std::optional<int64_t> c = b.AsConstant();
+  return c && *c < 0 && sym::KnownNonNegative(a);
+}
+
 MaybeExpr CompareValues(const std::string& op, const MaybeExpr& a, const MaybeExpr& b) {
   if (!a || !b) return std::nullopt;
   if (op == "Equal" && *a == *b) return Expr::Constant(1);
+  // The TorchScript exporter's expand(-1, ...) compares each target size with -1 (Equal, then
+  // Where): a size is never -1.
+  if (op == "Equal" && (SizeAgainstNegative(*a, *b) || SizeAgainstNegative(*b, *a))) {
+    return Expr::Constant(0);
+  }
   auto x = a->AsConstant(), y = b->AsConstant();
   if (!x || !y) return std::nullopt;
   bool r = op == "Equal"         ? *x == *y

@@ -106,16 +106,15 @@ bool IsSizedFactory(std::string_view node_name) {
 
 // What the optimizer's record says a folded constant was made of.
 struct FoldedSources {
-  bool folded = false;         // the constant carries the record
   bool module_state = false;   // a parameter or buffer went into it
   bool sized_factory = false;  // it was made (or broadcast) to a size by the trace
 };
 
+// Nothing for a constant without the record (not folded by the optimizer).
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name) {
   FoldedSources out;
   const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
   if (!from) return out;
-  out.folded = true;
   // The constant is named after the node that made it ("expand", "ones_1").
   out.sized_factory = IsSizedFactory(name);
   std::vector<absl::string_view> pieces =

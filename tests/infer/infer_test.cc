@@ -79,6 +79,26 @@ g (float[N,C,H,W] x) => (float[N,?] y) {
   CHECK(r.inference.notes.empty());
 }
 
+TEST_CASE("expand(-1, ...) as the TorchScript exporter writes it: a size is never -1", "[infer]") {
+  // row.expand(batch, seq): the target's sizes compared with -1, and -1 replaced by 1.
+  auto r = Infer(R"(
+g (int64[B,S] ids, int64[1,S] row) => (int64[B,S] y) {
+  s = Shape (ids)
+  minus = Constant <value = int64[2] {-1, -1}> ()
+  is_keep = Equal (s, minus)
+  ones = Constant <value = int64[2] {1, 1}> ()
+  target = Where (is_keep, ones, s)
+  m = Constant <value = int64[2] {-1, 3}> ()
+  mixed = Equal (m, s)
+  y = Expand (row, target)
+})");
+  CHECK(r.Values("is_keep") == "{0, 0}");
+  CHECK(r.Values("target") == "{B, S}");
+  // A size against -1 is never equal; against another number it may be.
+  CHECK(r.Values("mixed") == "{0, ?}");
+  CHECK(r.Shape("y") == "[B, S]");
+}
+
 TEST_CASE("reshape, flatten, transpose, matmul, gemm", "[infer]") {
   auto r = Infer(R"(
 g (float[B,S,768] x, float[768,3072] w, float[B,12,S,64] q) => (float[B,S,3072] y) {
