@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The language: python hook of .pre-commit-hooks.yaml (onnx-shapelint-pip), as a user of the
 # pre-commit framework gets it: pre-commit clones the hooks repository (this source tree,
-# committed), installs it with pip into an environment of its own (the C++ core built with
-# CMake from pyproject.toml; no prior build), and runs the command it installed on real
-# `git commit`s. The build requirements come from PyPI. Skipped (exit 77) without pre-commit,
-# or when PyPI cannot be reached.
+# committed, without its tests: as an sdist has it), installs it with pip into an environment
+# of its own (a wheel of the C++ core built with CMake from pyproject.toml; no prior build),
+# and runs the command it installed on real `git commit`s. Then what pip installed there is
+# checked as a user of `pip install` would: the command, its text-format reader, the module.
+# The build requirements come from PyPI. Skipped (exit 77) without pre-commit, or when PyPI
+# cannot be reached. SHAPELINT_VERSION (the environment) is the version both must report.
 #
 #   bash tests/hooks/pre_commit_python_test.sh PATH/TO/onnx-shapelint
 #
@@ -69,5 +71,35 @@ commit_refused "bad model staged" -- "onnx-shapelint" "Failed" \
 put "$good_model" models/pool.onnx
 git add models/pool.onnx
 commit_passes "good model staged" -- "onnx-shapelint" "Passed"
+
+# --- What pip installed there (a wheel built from the hooks repository, installed into a fresh
+# environment), as a user of `pip install` gets it: the command with the project's version, its
+# text-format reader, and the module from that environment.
+envs=("$PRE_COMMIT_HOME"/repo*/py_env-*)
+[[ -d ${envs[0]} ]] || fail "no environment of pre-commit's under $PRE_COMMIT_HOME"
+env_dir=${envs[0]}
+cli=$env_dir/bin/onnx-shapelint
+[[ -x $cli ]] || fail "no onnx-shapelint in $env_dir/bin"
+output=$("$cli" --version)
+[[ $output == "onnx-shapelint $SHAPELINT_VERSION" ]] || fail "version" "$output"
+pass "the installed command reports version $SHAPELINT_VERSION"
+output=$("$cli" "$source_dir/tests/rules/SL010/positions_after_past.onnxtxt" 2>&1) ||
+  fail "a text model" "$output"
+[[ $output == *"note[SL010] design-range"* ]] || fail "a text model: no SL010" "$output"
+pass "the installed command reads ONNX text with the reader installed beside it"
+output=$("$env_dir/bin/python" - "$bad_model" 2>&1 <<'PYEOF'
+import os
+import sys
+
+import onnx_shapelint
+
+prefix = os.path.realpath(sys.prefix)
+assert os.path.realpath(onnx_shapelint.__file__).startswith(prefix), onnx_shapelint.__file__
+assert onnx_shapelint.__version__ == os.environ["SHAPELINT_VERSION"], onnx_shapelint.__version__
+rules = [f["rule"] for f in onnx_shapelint.lint(sys.argv[1])]
+assert rules == ["SL001"], rules
+PYEOF
+) || fail "the installed module" "$output"
+pass "the installed module imports from the environment and lints"
 
 done_testing
