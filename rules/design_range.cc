@@ -197,15 +197,13 @@ class DesignRange : public Rule {
     for (int walked = 0; !queue.empty() && walked < kMaxNodesWalked; ++walked) {
       const ir::Node n = graph.node(queue.front());
       queue.pop_front();
-      if (n.op_type() == "Slice" && n.input_size() > 0 && HasAxisOf(analysis, graph, n, max)) {
-        return Note{absl::StrCat("the limit is the length of '", Table(graph, n.input(0)), "' (",
-                                 max, "), sliced by the size here"),
-                    analysis.Ref(graph, n.index())};
-      }
-      if (n.op_type() == "Gather" && n.input_size() > 1 && HasAxisOf(analysis, graph, n, max)) {
-        return Note{absl::StrCat("the limit is the length of '", Table(graph, n.input(0)), "' (",
-                                 max, "), indexed by positions up to the size here"),
-                    analysis.Ref(graph, n.index())};
+      const bool slice = n.op_type() == "Slice", gather = n.op_type() == "Gather";
+      if ((slice || gather) && n.input_size() > 0 && HasAxisOf(analysis, graph, n, max)) {
+        return Note{
+            absl::StrCat(
+                "the limit is the length of '", Table(graph, n.input(0)), "' (", max, "), ",
+                slice ? "sliced by the size here" : "indexed by positions up to the size here"),
+            analysis.Ref(graph, n.index())};
       }
       for (int i = 0; i < n.input_size(); ++i) {
         const int producer = graph.Producer(n.input(i));

@@ -58,25 +58,6 @@ std::optional<bool> InSignature(const ir::Graph& graph, const std::string& name)
 // it folded the constant from: "['inner.pos.weight', 'inner.position_ids']".
 constexpr std::string_view kFoldedFrom = "pkg.onnxscript.optimizer.folded_from";
 
-// True when the optimizer folded `name` from parameters and buffers alone (each listed in the
-// program's signature): no constant of the trace went into it, so it holds no size of the
-// example, and its size is the module's as a weight's is (a position table looked up by a
-// buffer of every position, CLIP's and ViT's embeddings). One folded with the trace's own
-// constants (a slice end, an expand target: val_3) may hold the example's size.
-bool FoldedFromModuleStateOnly(const ir::Graph& graph, const std::string& name) {
-  const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
-  if (!from) return false;
-  int sources = 0;
-  // Quoted names, every other piece between single quotes.
-  std::vector<absl::string_view> pieces =
-      absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
-  for (size_t i = 1; i < pieces.size(); i += 2) {
-    ++sources;
-    if (InSignature(graph, std::string(pieces[i])) != true) return false;
-  }
-  return sources > 0;
-}
-
 // The aten ops that make a tensor of a size they are given (torch.arange(n), x.new_zeros(b, t),
 // cls.expand(b, -1, -1)). torch.export names each node after its op ("arange", "expand_2"),
 // and the optimizer's record of a folded constant lists those names: a constant folded from
@@ -106,7 +87,13 @@ bool IsSizedFactory(std::string_view node_name) {
 
 // What the optimizer's record says a folded constant was made of.
 struct FoldedSources {
-  bool module_state = false;   // a parameter or buffer went into it
+  bool module_state = false;  // a parameter or buffer went into it
+  // Parameters and buffers alone (each listed in the program's signature): no constant of the
+  // trace went into it, so it holds no size of the example, and its size is the module's as a
+  // weight's is (a position table looked up by a buffer of every position, CLIP's and ViT's
+  // embeddings). One folded with the trace's own constants (a slice end, an expand target:
+  // val_3) may hold the example's size.
+  bool only_module_state = false;
   bool sized_factory = false;  // it was made (or broadcast) to a size by the trace
 };
 
@@ -117,13 +104,18 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name)
   if (!from) return out;
   // The constant is named after the node that made it ("expand", "ones_1").
   out.sized_factory = IsSizedFactory(name);
+  // Quoted names, every other piece between single quotes.
   std::vector<absl::string_view> pieces =
       absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
+  bool all_listed = pieces.size() > 1;
   for (size_t i = 1; i < pieces.size(); i += 2) {
     const std::string piece(pieces[i]);
-    if (InSignature(graph, piece) == true) out.module_state = true;
-    if (IsSizedFactory(piece)) out.sized_factory = true;
+    const bool listed = InSignature(graph, piece) == true;
+    out.module_state |= listed;
+    all_listed &= listed;
+    out.sized_factory |= IsSizedFactory(piece);
   }
+  out.only_module_state = all_listed;
   return out;
 }
 
@@ -152,7 +144,7 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   }
   const std::optional<bool> listed = initializer ? InSignature(*src.graph, src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
-  if (initializer && FoldedFromModuleStateOnly(*src.graph, src.name)) return true;
+  if (folded.only_module_state) return true;
   // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes
   // on some axes. A size torch.export left free is the trace's; one it pinned may be either
   // (a guard on the parameter's size, or int() on the example's), which the shape tells below.
