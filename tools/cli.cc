@@ -52,6 +52,8 @@ std::string Report(const std::vector<report::ModelResult>& results, const Option
     report::WriteSarif(results, report);
   } else if (options.format == Format::kGithub) {
     report::WriteGithub(results, report);
+  } else if (options.format == Format::kHtml) {
+    report::WriteHtml(results, report);
   } else {
     const bool to_terminal = !options.output && env.stdout_is_tty;
     report::TextOptions text;
@@ -113,6 +115,9 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
                  const Environment& env) {
   if (!args.empty() && args[0] == "probe")
     return RunProbe({args.begin() + 1, args.end()}, out, err);
+  if (!args.empty() && args[0] == "confirm") {
+    return RunConfirm({args.begin() + 1, args.end()}, out, err);
+  }
   if (!args.empty() && args[0] == "shapes") {
     return RunShapes({args.begin() + 1, args.end()}, out, err);
   }

@@ -20,6 +20,7 @@ constexpr std::string_view kIntroduction =
        onnx-shapelint --explain CODE
        onnx-shapelint shapes [--format FORMAT] [--dims NAME=SIZE,...] MODEL...
        onnx-shapelint probe [--format FORMAT] --dims SIZES [--dims SIZES]... MODEL...
+       onnx-shapelint confirm MODEL [--dims SIZES]
 
 Finds sizes of the example input baked into ONNX models exported with dynamic
 axes: graphs that work at the export size and fail, or silently return another
@@ -52,6 +53,9 @@ would fail, with the reason. SIZES is a comma-separated list of
   NAME=LO..HI         every size in a range (batch=1..64): which of them break
 Dims not given take sizes at which the model works. Exit 1 when a probe
 breaks.
+
+'confirm' lints MODEL and runs each error's counterexample on ONNX Runtime,
+through the Python package (pip install onnx-shapelint onnxruntime).
 
 Exit status:
   0  no finding at or above --fail-on

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "shapelint/lint/finding_path.h"
 #include "tools/cli.h"
 
 namespace shapelint::cli {
@@ -27,7 +28,7 @@ void KeepUntilExit(std::unique_ptr<ir::Model> model) {
 }
 
 report::ModelResult LintOne(const std::string& path, const lint::LintOptions& lint_options,
-                            bool last_in_process) {
+                            bool with_paths, bool last_in_process) {
   report::ModelResult result;
   result.path = path;
   LoadedModel loaded = LoadForReport(path);
@@ -37,6 +38,13 @@ report::ModelResult LintOne(const std::string& path, const lint::LintOptions& li
     absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(*loaded.model, lint_options);
     if (!findings.ok()) return std::string(findings.status().message());
     result.findings = *std::move(findings);
+    if (with_paths) {
+      absl::StatusOr<std::vector<lint::FindingPath>> paths =
+          lint::PathsOf(*loaded.model, lint_options, result.findings);
+      // Lint accepted the same options: this cannot fail, and a page without the drawings
+      // would still say everything else.
+      if (paths.ok()) result.paths = *std::move(paths);
+    }
     return std::nullopt;
   });
   if (!result.error && last_in_process) KeepUntilExit(std::move(loaded.model));
@@ -101,6 +109,7 @@ std::vector<ModelJob> PlanJobs(const std::vector<ModelInput>& models, const Opti
     settings.Overlay(cli);
     job.options = settings.ToLintOptions();
     job.fail_on = settings.fail_on.value_or(lint::Severity::kError);
+    job.with_paths = options.format == Format::kHtml && !options.statistics;
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -130,14 +139,23 @@ std::vector<report::ModelResult> LintAll(const std::vector<ModelJob>& models, in
         results[i].error = m.error;
         continue;
       }
-      results[i] =
-          LintOne(m.path, m.options, /*last_in_process=*/exits_after && models.size() == 1);
+      results[i] = LintOne(m.path, m.options, m.with_paths,
+                           /*last_in_process=*/exits_after && models.size() == 1);
       if (m.config == nullptr) continue;
-      std::vector<lint::Finding>& findings = results[i].findings;
-      findings.erase(
-          std::remove_if(findings.begin(), findings.end(),
-                         [&](const lint::Finding& f) { return m.config->Suppressed(m.path, f); }),
-          findings.end());
+      report::ModelResult& r = results[i];
+      // The paths go with their findings.
+      const bool paired = r.paths.size() == r.findings.size();
+      size_t kept = 0;
+      for (size_t f = 0; f < r.findings.size(); ++f) {
+        if (m.config->Suppressed(m.path, r.findings[f])) continue;
+        if (kept != f) {
+          r.findings[kept] = std::move(r.findings[f]);
+          if (paired) r.paths[kept] = std::move(r.paths[f]);
+        }
+        ++kept;
+      }
+      r.findings.resize(kept);
+      if (paired) r.paths.resize(kept);
     }
   };
   std::vector<std::thread> pool;

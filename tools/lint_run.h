@@ -24,6 +24,9 @@ struct ModelJob {
   lint::Severity fail_on = lint::Severity::kError;
   std::shared_ptr<const lint::Config> config;  // for its suppressions; may be null
   std::optional<std::string> error;            // the configuration could not be read
+  // The HTML report draws each finding's path through the graph: computed while the model is
+  // loaded (lint::PathsOf), and only for that report.
+  bool with_paths = false;
 };
 
 // Each model with its options: --config's file, or the nearest configuration above it (each

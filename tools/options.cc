@@ -33,8 +33,10 @@ Result ApplyFormat(const std::string& option, const std::string& value, Options&
     options.format = Format::kSarif;
   } else if (value == "github") {
     options.format = Format::kGithub;
+  } else if (value == "html") {
+    options.format = Format::kHtml;
   } else {
-    return Invalid(option, value, "text, json, sarif or github");
+    return Invalid(option, value, "text, json, sarif, github or html");
   }
   return std::nullopt;
 }
@@ -191,7 +193,9 @@ constexpr std::array kLintOptions = {
                        "for people; 'json', one document for tools (see\n"
                        "docs/json-format.md); 'sarif', SARIF 2.1.0 for code\n"
                        "scanning (docs/sarif.md); 'github', GitHub Actions\n"
-                       "workflow commands that annotate the files.",
+                       "workflow commands that annotate the files; 'html', one\n"
+                       "self-contained page that draws each finding's path\n"
+                       "through the graph (docs/html.md).",
                .apply = ApplyFormat},
     OptionSpec{.name = "--output",
                .value_name = "FILE",

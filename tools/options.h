@@ -21,7 +21,7 @@ namespace shapelint::cli {
 
 inline constexpr std::string_view kProgram = "onnx-shapelint";
 
-enum class Format { kText, kJson, kSarif, kGithub };
+enum class Format { kText, kJson, kSarif, kGithub, kHtml };
 enum class ColorMode { kAuto, kAlways, kNever };
 
 // What the options of any command set. Each command reads the fields its table fills in.

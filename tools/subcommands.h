@@ -15,6 +15,11 @@ int RunShapes(const std::vector<std::string>& args, std::ostream& out, std::ostr
 // `probe --dims SIZES MODEL...`: each model evaluated statically at the given sizes.
 int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// `confirm MODEL [--dims SIZES]`: hands over to the Python package (onnx_shapelint.confirm),
+// which lints MODEL and runs each error's counterexample on ONNX Runtime. Returns only when it
+// cannot start it.
+int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace shapelint::cli
 
 #endif  // SHAPELINT_TOOLS_SUBCOMMANDS_H_

@@ -28,6 +28,7 @@
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
 #include "shapelint/sym/expr.h"
 
@@ -137,6 +138,17 @@ class Analysis {
 // The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error
 // naming a symbol or input the model does not have.
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec);
+
+// The analysis that lint::Lint runs its rules on: `given` with `options`' dynamic axes and
+// static dims applied, the example sizes set (`options.export_dims`, and those torch.export
+// recorded). Built in the caller's sym::InternScope. Fails when the options do not fit the
+// model.
+struct PreparedAnalysis {
+  std::unique_ptr<ir::Model> adjusted;  // the model as the options declare it; null: `given`
+  std::unique_ptr<Analysis> analysis;   // of *adjusted, else of `given`: declared after it
+};
+absl::StatusOr<PreparedAnalysis> PrepareAnalysis(const ir::Model& given,
+                                                 const LintOptions& options);
 
 }  // namespace shapelint::lint
 

@@ -3,6 +3,7 @@
 #include "shapelint/lint/lint.h"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -53,6 +54,25 @@ absl::Status CheckLevels(const Rule& rule, absl::Span<const Finding> findings) {
 
 }  // namespace
 
+absl::StatusOr<PreparedAnalysis> PrepareAnalysis(const ir::Model& given,
+                                                 const LintOptions& options) {
+  PreparedAnalysis prepared;
+  if (!options.dynamic.empty() || !options.static_dims.empty()) {
+    auto m = WithDeclaredDims(given, options.dynamic, options.static_dims);
+    if (!m.ok()) return m.status();
+    prepared.adjusted = *std::move(m);
+  }
+  prepared.analysis = std::make_unique<Analysis>(prepared.adjusted ? *prepared.adjusted : given);
+  Analysis& analysis = *prepared.analysis;
+  if (options.export_dims) {
+    auto example = ExampleSizes(analysis, *options.export_dims);
+    if (!example.ok()) return example.status();
+    analysis.SetExample(*std::move(example));
+  }
+  AddRecordedExampleSizes(analysis);
+  return prepared;
+}
+
 absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const LintOptions& options,
                                               absl::Span<const RuleFactory> registry) {
   std::vector<RuleInfo> infos;
@@ -61,20 +81,9 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
   if (!selected.ok()) return selected.status();
   // Every expression of this run is freed at its end: findings hold only strings.
   sym::InternScope scope;
-  std::unique_ptr<ir::Model> adjusted;
-  if (!options.dynamic.empty() || !options.static_dims.empty()) {
-    auto m = WithDeclaredDims(given, options.dynamic, options.static_dims);
-    if (!m.ok()) return m.status();
-    adjusted = *std::move(m);
-  }
-  const ir::Model& model = adjusted ? *adjusted : given;
-  Analysis analysis(model);
-  if (options.export_dims) {
-    auto example = ExampleSizes(analysis, *options.export_dims);
-    if (!example.ok()) return example.status();
-    analysis.SetExample(*std::move(example));
-  }
-  AddRecordedExampleSizes(analysis);
+  absl::StatusOr<PreparedAnalysis> prepared = PrepareAnalysis(given, options);
+  if (!prepared.ok()) return prepared.status();
+  Analysis& analysis = *prepared->analysis;
   std::vector<std::unique_ptr<Rule>> rules;
   std::vector<const Matcher*> matchers;
   for (size_t i = 0; i < registry.size(); ++i) {

@@ -1,6 +1,8 @@
-// The Python module onnx_shapelint (docs/python.md): lint(), check() and rules() over the
-// library. Findings reach Python through the JSON writer, so a finding is a dict with exactly the
-// fields of a finding in the JSON report (docs/json-format.md): one schema for both.
+// The extension onnx_shapelint._core (docs/python.md): lint(), check(), rules(), and what the
+// package's Python code (onnx_shapelint.torch, confirm) needs of the library: the declared inputs,
+// static probes and the text report. Findings reach Python through the JSON writer, so a
+// finding is a dict with exactly the fields of a finding in the JSON report
+// (docs/json-format.md): one schema for both.
 #include <fcntl.h>
 #include <pybind11/pybind11.h>
 #include <sys/stat.h>
@@ -26,8 +28,10 @@
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/config.h"
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/finding_path.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
+#include "shapelint/report/probe.h"
 #include "shapelint/report/report.h"
 
 namespace shapelint::python {
@@ -62,6 +66,7 @@ struct Input {
   std::string source;               // names the model in messages and in the text report
   std::optional<std::string> path;  // a file to read; otherwise `bytes`
   py::bytes bytes;                  // kept referenced while the GIL is released
+  std::string_view data;            // the contents of `bytes`
   ir::ModelFormat format = ir::ModelFormat::kAuto;
 };
 
@@ -84,6 +89,14 @@ void CheckReadable(const std::string& path, const py::handle& given) {
   errno = error;
   PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given.ptr());
   throw py::error_already_set();
+}
+
+// The contents of a bytes object, valid while it is referenced.
+std::string_view ViewOf(const py::bytes& bytes) {
+  char* data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize(bytes.ptr(), &data, &size) != 0) throw py::error_already_set();
+  return std::string_view(data, static_cast<size_t>(size));
 }
 
 Input ToInput(const py::handle& model) {
@@ -111,6 +124,7 @@ Input ToInput(const py::handle& model) {
     input.source = absl::StrCat(
         "<", py::str(py::type::handle_of(model).attr("__name__")).cast<std::string>(), ">");
     input.bytes = py::reinterpret_borrow<py::bytes>(serialized);
+    input.data = ViewOf(input.bytes);
     input.format = ir::ModelFormat::kBinary;
     return input;
   }
@@ -121,6 +135,7 @@ Input ToInput(const py::handle& model) {
     if (bytes == nullptr) throw py::error_already_set();
     input.source = "<bytes>";
     input.bytes = py::reinterpret_steal<py::bytes>(bytes);
+    input.data = ViewOf(input.bytes);
     return input;
   }
   throw py::type_error(
@@ -259,55 +274,78 @@ lint::LintOptions ToLintOptions(const py::object& select, const py::object& igno
   return settings.ToLintOptions();
 }
 
+// Loads the model; called with the GIL released, so it touches no Python object.
+absl::StatusOr<std::unique_ptr<ir::Model>> Load(const Input& input) {
+  return input.path ? ir::LoadModel(*input.path, input.format)
+                    : ir::LoadModelFromBytes(input.data, input.source, input.format);
+}
+
+// A status of the library about `input`'s model, with the source in front ("model.onnx: export
+// dims: the model has no input dim named 'width'").
+absl::Status AboutModel(const Input& input, const absl::Status& status) {
+  return absl::Status(status.code(), absl::StrCat(input.source, ": ", status.message()));
+}
+
+// Loads `input`'s model with the GIL released and runs `work` on it there: `work` touches no
+// Python object, so other threads run meanwhile. Raises the load's failure, or the one `work`
+// returns, said of the model.
+template <typename Work>
+void WithModel(const Input& input, Work&& work) {
+  absl::Status status;
+  {
+    py::gil_scoped_release release;
+    absl::StatusOr<std::unique_ptr<ir::Model>> loaded = Load(input);
+    status = loaded.ok() ? work(**loaded) : loaded.status();
+    if (!status.ok() && loaded.ok()) status = AboutModel(input, status);
+  }
+  if (!status.ok()) RaiseStatus(status);
+}
+
+// A JSON document of the library as Python objects.
+py::object FromJson(const std::string& json) {
+  return py::module_::import("json").attr("loads")(Utf8(json));
+}
+
 struct Linted {
   report::ModelResult result;  // the source and its findings, as the writers take them
   py::list findings;           // the same as dicts of the JSON report
 };
 
-Linted LintModel(const py::handle& model, const lint::LintOptions& options) {
+// `paths`: also each finding's path through the graph, for the HTML page (computed only then).
+Linted LintModel(const py::handle& model, const lint::LintOptions& options, bool paths = false) {
   Input input = ToInput(model);
-  std::string_view bytes;
-  if (!input.path) {
-    char* data = nullptr;
-    Py_ssize_t size = 0;
-    if (PyBytes_AsStringAndSize(input.bytes.ptr(), &data, &size) != 0) {
-      throw py::error_already_set();
-    }
-    bytes = std::string_view(data, static_cast<size_t>(size));
-  }
-
   Linted linted;
   linted.result.path = input.source;
-  absl::Status status;
   std::string json;
-  {
-    // Loading and linting touch no Python object: other threads run meanwhile.
-    py::gil_scoped_release release;
-    absl::StatusOr<std::unique_ptr<ir::Model>> loaded =
-        input.path ? ir::LoadModel(*input.path, input.format)
-                   : ir::LoadModelFromBytes(bytes, input.source, input.format);
-    if (!loaded.ok()) {
-      status = loaded.status();
-    } else {
-      absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(**loaded, options);
-      if (!findings.ok()) {
-        // Options that do not fit the model ("export dims: the model has no input dim named
-        // 'width'") say which model.
-        status = absl::Status(findings.status().code(),
-                              absl::StrCat(input.source, ": ", findings.status().message()));
-      } else {
-        linted.result.findings = *std::move(findings);
-        std::ostringstream out;
-        report::WriteJson({linted.result}, out);
-        json = std::move(out).str();
-      }
+  WithModel(input, [&](const ir::Model& loaded) {
+    absl::StatusOr<std::vector<lint::Finding>> findings = lint::Lint(loaded, options);
+    // Options that do not fit the model ("export dims: the model has no input dim named
+    // 'width'") say which model.
+    if (!findings.ok()) return findings.status();
+    linted.result.findings = *std::move(findings);
+    if (paths) {
+      absl::StatusOr<std::vector<lint::FindingPath>> found =
+          lint::PathsOf(loaded, options, linted.result.findings);
+      // Without them the page shows everything but the drawings.
+      if (found.ok()) linted.result.paths = *std::move(found);
     }
-  }
-  if (!status.ok()) RaiseStatus(status);
-
-  py::object doc = py::module_::import("json").attr("loads")(Utf8(json));
-  linted.findings = doc["models"][py::int_(0)]["findings"];
+    std::ostringstream out;
+    report::WriteJson({linted.result}, out);
+    json = std::move(out).str();
+    return absl::OkStatus();
+  });
+  linted.findings = FromJson(json)["models"][py::int_(0)]["findings"];
   return linted;
+}
+
+// The text report of the command line, without colour: one block per finding and the summary
+// line, without the final newline.
+std::string TextReport(const report::ModelResult& result) {
+  std::ostringstream text;
+  report::WriteText({result}, report::TextOptions{}, text);
+  std::string message = std::move(text).str();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
 }
 
 py::list Lint(const py::object& model, const py::object& select, const py::object& ignore,
@@ -333,14 +371,112 @@ py::list Check(const py::object& model, const std::string& fail_on, const py::ob
       });
   if (!fails) return linted.findings;
 
-  std::ostringstream text;
-  report::WriteText({linted.result}, report::TextOptions{}, text);
-  std::string message = std::move(text).str();
-  while (!message.empty() && message.back() == '\n') message.pop_back();
-  py::object error = py::module_::import("onnx_shapelint").attr("LintError")(Utf8(message));
+  py::object error =
+      py::module_::import("onnx_shapelint").attr("LintError")(Utf8(TextReport(linted.result)));
   error.attr("findings") = linted.findings;
   PyErr_SetObject(error.get_type().ptr(), error.ptr());
   throw py::error_already_set();
+}
+
+// lint() with each finding's block of the text report, as the command line prints it without
+// colour: (findings, blocks), for the package's report objects, which add lines to the blocks.
+py::tuple LintWithText(const py::object& model, const py::object& select, const py::object& ignore,
+                       const py::object& export_dims, const py::object& dynamic,
+                       const py::object& static_dims) {
+  Linted linted =
+      LintModel(model, ToLintOptions(select, ignore, export_dims, dynamic, static_dims));
+  py::list blocks;
+  report::TextOptions options;
+  options.summary = false;
+  for (const lint::Finding& finding : linted.result.findings) {
+    std::ostringstream text;
+    report::WriteText({report::ModelResult{linted.result.path, std::nullopt, {finding}}}, options,
+                      text);
+    blocks.append(Utf8(std::move(text).str()));
+  }
+  return py::make_tuple(linted.findings, blocks);
+}
+
+// The HTML page of the model's findings (docs/html.md), as --format html writes it.
+py::str LintHtml(const py::object& model, const py::object& select, const py::object& ignore,
+                 const py::object& export_dims, const py::object& dynamic,
+                 const py::object& static_dims) {
+  Linted linted =
+      LintModel(model, ToLintOptions(select, ignore, export_dims, dynamic, static_dims), true);
+  std::ostringstream page;
+  report::WriteHtml({linted.result}, page);
+  return Utf8(std::move(page).str());
+}
+
+py::object OptionalInt(const std::optional<int64_t>& value) {
+  return value ? py::object(py::int_(*value)) : py::object(py::none());
+}
+
+// The graph inputs to feed, as dicts: name, elem_type (ONNX's DataType number), dims (an int
+// for a static dim, the symbol's str for a named one, None otherwise; None for all of them when
+// the rank is unknown), and ranges: symbol -> [min, max] as torch.export recorded them (None
+// where unbounded).
+py::list Inputs(const py::object& model) {
+  Input input = ToInput(model);
+  std::vector<lint::InputInfo> described;
+  WithModel(input, [&](const ir::Model& loaded) {
+    described = lint::DescribeInputs(loaded);
+    return absl::OkStatus();
+  });
+  py::list inputs;
+  for (const lint::InputInfo& info : described) {
+    py::dict entry, ranges;
+    entry["name"] = Utf8(info.name);
+    entry["elem_type"] = info.elem_type;
+    py::object dims = py::none();
+    if (info.has_shape) {
+      py::list list;
+      for (const lint::InputDim& dim : info.dims) {
+        if (dim.size) {
+          list.append(py::int_(*dim.size));
+        } else if (!dim.symbol.empty()) {
+          list.append(Utf8(dim.symbol));
+          if (dim.has_range) {
+            ranges[Utf8(dim.symbol)] =
+                py::make_tuple(OptionalInt(dim.range_min), OptionalInt(dim.range_max));
+          }
+        } else {
+          list.append(py::none());
+        }
+      }
+      dims = std::move(list);
+    }
+    entry["dims"] = dims;
+    entry["ranges"] = ranges;
+    inputs.append(std::move(entry));
+  }
+  return inputs;
+}
+
+// Static probes, as `probe --format json` writes them: one dict per probe (spec, breaks,
+// defaulted, inputs, outputs, failing node...).
+py::list ProbeModel(const py::object& model, const py::object& probes) {
+  Input input = ToInput(model);
+  std::vector<std::pair<std::string, lint::ProbeSpec>> specs;
+  for (const py::object& element : Elements(probes, "probes", "a list of str")) {
+    if (!py::isinstance<py::str>(element)) throw py::type_error("probes must be a list of str");
+    std::string text = element.cast<std::string>();
+    absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(text);
+    if (!spec.ok()) {
+      Raise(PyExc_ValueError, absl::StrCat(spec.status().message(), " in probe '", text, "'"));
+    }
+    specs.emplace_back(std::move(text), *std::move(spec));
+  }
+  std::string json;
+  WithModel(input, [&](const ir::Model& loaded) {
+    absl::StatusOr<std::vector<lint::ProbeResult>> results = lint::Probe(loaded, specs);
+    if (!results.ok()) return results.status();
+    std::ostringstream out;
+    report::WriteProbeJson({report::ProbeReport{input.source, *std::move(results), {}}}, out);
+    json = std::move(out).str();
+    return absl::OkStatus();
+  });
+  return FromJson(json)["models"][py::int_(0)]["probes"];
 }
 
 py::list RuleList() {
@@ -407,6 +543,23 @@ void DefineModule(py::module_& m) {
         py::arg("select") = py::none(), py::arg("ignore") = py::none(),
         py::arg("export_dims") = py::none(), py::arg("dynamic") = py::none(),
         py::arg("static") = py::none(), check_doc.c_str());
+  m.def("lint_with_text", &LintWithText, py::arg("model"), py::kw_only(),
+        py::arg("select") = py::none(), py::arg("ignore") = py::none(),
+        py::arg("export_dims") = py::none(), py::arg("dynamic") = py::none(),
+        py::arg("static") = py::none(),
+        "lint() and each finding's block of the command line's text report: (findings, "
+        "blocks).");
+  m.def("lint_html", &LintHtml, py::arg("model"), py::kw_only(), py::arg("select") = py::none(),
+        py::arg("ignore") = py::none(), py::arg("export_dims") = py::none(),
+        py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
+        "The HTML page of the findings (docs/html.md), as --format html writes it: one "
+        "self-contained document.");
+  m.def("inputs", &Inputs, py::arg("model"),
+        "The graph inputs to feed: dicts with name, elem_type, dims (int, symbol str or None) "
+        "and ranges (symbol -> (min, max) recorded by torch.export).");
+  m.def("probe", &ProbeModel, py::arg("model"), py::arg("probes"),
+        "Evaluates the model statically at each probe (as `onnx-shapelint probe --dims`): a "
+        "list of dicts as probe --format json writes them.");
   m.def("rules", &RuleList,
         "The rules, in code order: dicts with code, name, summary and level (the most severe "
         "level the rule reports at).");
@@ -414,4 +567,4 @@ void DefineModule(py::module_& m) {
 
 }  // namespace shapelint::python
 
-PYBIND11_MODULE(onnx_shapelint, m) { shapelint::python::DefineModule(m); }
+PYBIND11_MODULE(_core, m) { shapelint::python::DefineModule(m); }

@@ -103,17 +103,22 @@ int Baseline::Filter(std::vector<ModelResult>& results) const {
   std::map<std::string, int> left = counts_;
   int removed = 0;
   for (ModelResult& r : results) {
+    // The HTML report's paths go with their findings.
+    const bool paired = r.paths.size() == r.findings.size();
     std::vector<lint::Finding> kept;
-    for (lint::Finding& f : r.findings) {
-      auto it = left.find(Key(r.path, f));
+    std::vector<lint::FindingPath> kept_paths;
+    for (size_t i = 0; i < r.findings.size(); ++i) {
+      auto it = left.find(Key(r.path, r.findings[i]));
       if (it != left.end() && it->second > 0) {
         --it->second;
         ++removed;
       } else {
-        kept.push_back(std::move(f));
+        kept.push_back(std::move(r.findings[i]));
+        if (paired) kept_paths.push_back(std::move(r.paths[i]));
       }
     }
     r.findings = std::move(kept);
+    if (paired) r.paths = std::move(kept_paths);
   }
   return removed;
 }

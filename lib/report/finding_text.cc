@@ -142,4 +142,49 @@ std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& 
   return evidence;
 }
 
+namespace {
+
+std::string Plural(int64_t n, std::string_view word) {
+  return absl::StrCat(n, " ", std::string(word), n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+RunCounts CountRun(const std::vector<ModelResult>& results) {
+  RunCounts counts;
+  for (const ModelResult& r : results) {
+    if (r.error) ++counts.load_errors;
+    for (const lint::Finding& f : r.findings) {
+      switch (f.severity) {
+        case lint::Severity::kError:
+          ++counts.errors;
+          break;
+        case lint::Severity::kWarning:
+          ++counts.warnings;
+          break;
+        case lint::Severity::kNote:
+          ++counts.notes;
+          break;
+      }
+    }
+  }
+  return counts;
+}
+
+std::string SummaryText(const std::vector<ModelResult>& results) {
+  const auto [errors, warnings, notes, load_errors] = CountRun(results);
+  const int64_t loaded = static_cast<int64_t>(results.size()) - load_errors;
+  std::string summary;
+  if (loaded > 0 || load_errors == 0) {
+    summary = absl::StrCat(Plural(errors, "error"), ", ", Plural(warnings, "warning"));
+    if (notes > 0) absl::StrAppend(&summary, ", ", Plural(notes, "note"));
+    absl::StrAppend(&summary, " in ", Plural(loaded, "model"));
+    if (load_errors > 0) absl::StrAppend(&summary, "; ");
+  }
+  if (load_errors > 0) {
+    absl::StrAppend(&summary, Plural(load_errors, "model"), " could not be loaded");
+  }
+  return summary;
+}
+
 }  // namespace shapelint::report

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "shapelint/lint/finding.h"
+#include "shapelint/report/report.h"
 
 namespace shapelint::report {
 
@@ -58,6 +59,16 @@ struct Evidence {
   std::string text;
 };
 std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& style);
+
+// The counts of a run: findings by severity, and the models that could not be loaded.
+struct RunCounts {
+  int64_t errors = 0, warnings = 0, notes = 0, load_errors = 0;
+};
+RunCounts CountRun(const std::vector<ModelResult>& results);
+
+// "1 error, 0 warnings in 1 model; 1 model could not be loaded": the counts of a run, as the
+// text report's last line and the HTML page's heading give them.
+std::string SummaryText(const std::vector<ModelResult>& results);
 
 }  // namespace shapelint::report
 

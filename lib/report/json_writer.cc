@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "report/finding_text.h"
 #include "report/json_dump.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
@@ -117,39 +118,25 @@ void WriteJson(const std::vector<ModelResult>& results, std::ostream& out) {
   doc["tool"]["version"] = std::string(lint::Version());
   doc["schema_version"] = kJsonSchemaVersion;
 
-  int64_t errors = 0, warnings = 0, notes = 0, load_errors = 0;
   Json models = Json::array();
   for (const ModelResult& r : results) {
     Json model = Json::object();
     model["path"] = r.path;
     model["error"] = r.error ? Json(*r.error) : Json(nullptr);
-    if (r.error) ++load_errors;
     Json findings = Json::array();
-    for (const lint::Finding& f : r.findings) {
-      switch (f.severity) {
-        case lint::Severity::kError:
-          ++errors;
-          break;
-        case lint::Severity::kWarning:
-          ++warnings;
-          break;
-        case lint::Severity::kNote:
-          ++notes;
-          break;
-      }
-      findings.push_back(ToJson(f));
-    }
+    for (const lint::Finding& f : r.findings) findings.push_back(ToJson(f));
     model["findings"] = std::move(findings);
     models.push_back(std::move(model));
   }
   doc["models"] = std::move(models);
 
+  const RunCounts counts = CountRun(results);
   Json summary = Json::object();
   summary["models"] = results.size();
-  summary["errors"] = errors;
-  summary["warnings"] = warnings;
-  summary["notes"] = notes;
-  summary["load_errors"] = load_errors;
+  summary["errors"] = counts.errors;
+  summary["warnings"] = counts.warnings;
+  summary["notes"] = counts.notes;
+  summary["load_errors"] = counts.load_errors;
   doc["summary"] = std::move(summary);
 
   out << DumpJson(doc) << '\n';

@@ -86,10 +86,6 @@ class Painter {
 
 std::string DisplayPath(const std::string& path) { return path == "-" ? "<stdin>" : Clean(path); }
 
-std::string Plural(int64_t n, std::string_view word) {
-  return absl::StrCat(n, " ", std::string(word), n == 1 ? "" : "s");
-}
-
 // A name on one line: a newline in it is shown as "\n", like the control characters.
 std::string Name(std::string_view s) { return Clean(s); }
 
@@ -125,28 +121,15 @@ std::string LoadErrorText(const std::string& path, const std::string& error, boo
 void WriteText(const std::vector<ModelResult>& results, const TextOptions& options,
                std::ostream& out) {
   const Painter p(options.color);
-  int64_t errors = 0, warnings = 0, notes = 0, load_errors = 0;
   bool printed = false;
   for (const ModelResult& r : results) {
     if (r.error) {
-      ++load_errors;
       if (printed) out << "\n";
       out << LoadErrorText(r.path, *r.error, options.color) << "\n";
       printed = true;
       continue;
     }
     for (const lint::Finding& f : r.findings) {
-      switch (f.severity) {
-        case lint::Severity::kError:
-          ++errors;
-          break;
-        case lint::Severity::kWarning:
-          ++warnings;
-          break;
-        case lint::Severity::kNote:
-          ++notes;
-          break;
-      }
       // A blank line between blocks, as compilers do, so each finding reads on its own.
       if (printed) out << "\n";
       WriteFinding(r.path, f, options, p, out);
@@ -156,18 +139,7 @@ void WriteText(const std::vector<ModelResult>& results, const TextOptions& optio
 
   if (!options.summary) return;
   if (printed) out << "\n";
-  const int64_t loaded = static_cast<int64_t>(results.size()) - load_errors;
-  std::string summary;
-  if (loaded > 0 || load_errors == 0) {
-    summary = absl::StrCat(Plural(errors, "error"), ", ", Plural(warnings, "warning"));
-    if (notes > 0) absl::StrAppend(&summary, ", ", Plural(notes, "note"));
-    absl::StrAppend(&summary, " in ", Plural(loaded, "model"));
-    if (load_errors > 0) absl::StrAppend(&summary, "; ");
-  }
-  if (load_errors > 0) {
-    absl::StrAppend(&summary, Plural(load_errors, "model"), " could not be loaded");
-  }
-  out << summary << "\n";
+  out << SummaryText(results) << "\n";
 }
 
 }  // namespace shapelint::report

@@ -101,5 +101,14 @@ assert rules == ["SL001"], rules
 PYEOF
 ) || fail "the installed module" "$output"
 pass "the installed module imports from the environment and lints"
+# `onnx-shapelint confirm` hands over to the onnx-shapelint-confirm script installed beside the
+# command (no ONNX Runtime in that environment: the verdict says that nothing ran).
+[[ -x $env_dir/bin/onnx-shapelint-confirm ]] || fail "no onnx-shapelint-confirm in $env_dir/bin"
+status=0
+output=$(env PATH=/usr/bin:/bin "$cli" confirm "$bad_model" 2>&1) || status=$?
+[[ $status -eq 1 ]] || fail "confirm: exit $status, expected 1" "$output"
+[[ $output == *"error[SL001]"*"= not run: onnxruntime is not installed"* ]] ||
+  fail "confirm: no verdict" "$output"
+pass "the installed command's confirm runs the package's entry point"
 
 done_testing

@@ -64,3 +64,8 @@ class FakeProto:
 
     def SerializeToString(self):  # pylint: disable=invalid-name
         return self._data
+
+
+# tests/CMakeLists.txt reports a test as skipped when one of these is printed.
+NEEDS_TORCH = "needs python3-torch"
+NEEDS_ONNX = "needs python3-onnx"

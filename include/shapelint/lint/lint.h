@@ -61,6 +61,26 @@ struct LintOptions {
 // caller's if there is one): findings hold only plain data.
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options = {});
 
+// A graph input as declared, with what the exporter recorded of its symbols: what a caller
+// needs to build inputs for a run or to check that the axes it asked to be dynamic came out so.
+struct InputDim {
+  std::optional<int64_t> size;  // a static dim (dim_value)
+  std::string symbol;           // a named dynamic dim (dim_param); empty otherwise
+  // torch.export's recorded range of `symbol` (pkg.torch.export...range_constraints), when the
+  // model records one: min and max, nullopt where unbounded.
+  bool has_range = false;
+  std::optional<int64_t> range_min, range_max;
+};
+struct InputInfo {
+  std::string name;
+  int32_t elem_type = 0;   // ONNX TensorProto.DataType; 0 when not a tensor or not declared
+  bool has_shape = false;  // false: the rank is unknown
+  std::vector<InputDim> dims;
+};
+
+// The inputs of `model`'s main graph that no initializer gives, in declaration order.
+std::vector<InputInfo> DescribeInputs(const ir::Model& model);
+
 // The tool's version, e.g. "0.1.0".
 std::string_view Version();
 

@@ -1,4 +1,5 @@
-// Report writers: compiler-style text and the versioned JSON document.
+// Report writers: compiler-style text, the versioned JSON document, SARIF, GitHub annotations
+// and the HTML page.
 #ifndef SHAPELINT_REPORT_REPORT_H_
 #define SHAPELINT_REPORT_REPORT_H_
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/finding_path.h"
 
 namespace shapelint::report {
 
@@ -17,6 +19,11 @@ struct ModelResult {
   // Set when the model could not be loaded: the reason, without the path in front.
   std::optional<std::string> error;
   std::vector<lint::Finding> findings;
+  // The HTML report's drawings: each finding's path through the graph (lint::PathsOf), in the
+  // order of `findings`; empty when not computed (the other formats never need them). Whoever
+  // removes findings removes their paths with them (baselines and suppressions do); when the
+  // sizes differ, the HTML report draws no path.
+  std::vector<lint::FindingPath> paths;
 };
 
 // Version of the JSON document layout (docs/json-format.md); bumped on incompatible change.
@@ -43,6 +50,18 @@ std::string LoadErrorText(const std::string& path, const std::string& error, boo
 // GitHub Actions workflow commands, one per finding ("::error file=...,title=...::message"),
 // which GitHub shows as annotations on the model file; load errors as errors too.
 void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out);
+
+// One self-contained HTML5 page (docs/html.md): a summary, then each model with its load error
+// or its findings, each with its evidence and, where `paths` holds it, a drawing (inline SVG)
+// of its path from the constant to the node that fails, with the shapes on the way at the
+// export size and at the counterexample. Nothing in it is loaded from elsewhere: no script, no
+// stylesheet, image or font from a file or the network. For one model linted in-process:
+//
+//   ModelResult r{.path = "model.onnx"};
+//   r.findings = *lint::Lint(model, options);
+//   r.paths = *lint::PathsOf(model, options, r.findings);  // the same model and options
+//   WriteHtml({r}, out);
+void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out);
 
 // How many findings each rule has, most first: a table in text, or {"statistics": [...]} in
 // JSON (docs/json-format.md).

@@ -1,0 +1,422 @@
+"""Counterexamples confirmed by running them: ONNX Runtime, and eager PyTorch where the module is
+at hand (onnx_shapelint.torch.export), at each error's counterexample and at a few sizes near
+the export sizes where the static analysis finds nothing (docs/python.md, "Confirm").
+
+    onnx-shapelint confirm MODEL [--dims SIZES]     (the command line, main() below)
+    onnx_shapelint.confirm.confirm(model, dims=None) -> Report
+"""
+
+import argparse
+import os
+import sys
+
+from onnx_shapelint import _core, _runs
+from onnx_shapelint._report import Report
+
+# How many sizes near the export sizes the dynamic check runs, and the steps it tries to get
+# them: every dynamic symbol moved by the same step keeps relations such as height == width.
+PROBE_COUNT = 2
+PROBE_STEPS = (1, 2, 3, 5, 8, 16, 32, 64)
+SEED = 20261201
+
+CONFIRMED, NOT_CONFIRMED, NOT_RUN = "confirmed", "not confirmed", "not run"
+
+
+class Runner:
+    """Runs the model at input shapes: ONNX Runtime when importable, eager PyTorch when given.
+
+    kinds    {input name: _runs.InputKind}, how to fill each input
+    eager    None, or a callable {input name: array} -> list of output arrays
+    relaxed  {input: [axis, ...]} the file declares static although they were asked to be
+             dynamic: runs of the graph go to a copy that declares them dynamic (the linter
+             analyses that graph), runs of the file as written (ST001) to the file
+    """
+
+    def __init__(self, path, kinds, eager=None, relaxed=None):
+        self.kinds, self.eager = kinds, eager
+        self.runs = 0  # sizes run, each on both sides
+        self.ort_version = _runs.ort_version()
+        self.session = self.relaxed_session = self.session_error = None
+        if self.ort_version is None:
+            return
+        try:
+            self.session = _runs.ort_session(path)
+            self.relaxed_session = (_runs.relaxed_session(path, relaxed) if relaxed else
+                                    self.session)
+        except Exception as error:  # a model ORT cannot load is a verdict, not a crash
+            self.session_error = _runs.first_line(error)
+
+    @property
+    def runs_anything(self):
+        return self.session is not None or self.eager is not None
+
+    def run(self, shapes, seed, as_declared=False):
+        """(ORT's outcome, eager's outcome), each None when that side cannot run."""
+        self.runs += 1
+        feeds = _runs.make_inputs(self.kinds, shapes, seed)
+        session = self.session if as_declared else self.relaxed_session
+        ort = _runs.run_ort(session, feeds) if session is not None else None
+        eager = None
+        if self.eager is not None:
+            try:
+                eager = _runs.Outcome([_as_array(o) for o in self.eager(feeds)])
+            except Exception as error:  # the module refusing these sizes is what we learn
+                eager = _runs.Outcome(error="%s: %s" % (type(error).__name__,
+                                                        _runs.first_line(error)))
+        return ort, eager
+
+
+def _as_array(value):
+    import numpy as np
+
+    return np.asarray(value.detach().cpu().numpy() if hasattr(value, "detach") else value)
+
+
+def _ort_failure(ort):
+    where = " at node '%s'" % ort.node if ort.node else ""
+    return "ONNX Runtime fails%s: %s" % (where, ort.error)
+
+
+def _static_outputs(counterexample):
+    return [tuple(o["actual"]) for o in counterexample.get("outputs") or []]
+
+
+def _declared_outputs(counterexample):
+    outputs = counterexample.get("outputs") or []
+    if any(o.get("expected") is None for o in outputs):
+        return None
+    return [tuple(o["expected"]) for o in outputs]
+
+
+def verdict(ort, eager, counterexample, runner):
+    """The confirmation of one counterexample: a dict with verdict, detail and what each side
+    returned."""
+    out = {"onnxruntime": runner.ort_version, "inputs": counterexample["inputs"]}
+    if ort is not None:
+        out["ort"] = ort.error if ort.error else [list(s) for s in ort.shapes]
+    if eager is not None:
+        out["eager"] = eager.error if eager.error else [list(s) for s in eager.shapes]
+    text = _runs.shape_text
+    if eager is not None and eager.error:
+        out.update(verdict=NOT_CONFIRMED,
+                   detail="PyTorch fails too at these sizes (%s): the module does not take them"
+                   % eager.error)
+    elif ort is not None and ort.error:
+        tail = "; PyTorch returns %s" % text(eager.shapes) if eager is not None else ""
+        out.update(verdict=CONFIRMED, detail=_ort_failure(ort) + tail)
+    elif ort is not None and eager is not None:
+        same, how = _runs.compare(eager.outputs, ort.outputs)
+        if same:
+            out.update(verdict=NOT_CONFIRMED,
+                       detail="ONNX Runtime and PyTorch agree at these sizes")
+        elif len(ort.outputs) != len(eager.outputs):
+            out.update(verdict=NOT_RUN, detail="ONNX Runtime returns %d outputs, PyTorch %d: "
+                       "not compared" % (len(ort.outputs), len(eager.outputs)))
+        elif how == "shapes differ":
+            out.update(verdict=CONFIRMED, detail="ONNX Runtime returns %s, PyTorch %s"
+                       % (text(ort.shapes), text(eager.shapes)))
+        else:
+            out.update(verdict=CONFIRMED, detail="ONNX Runtime and PyTorch return %s; %s"
+                       % (text(ort.shapes), how))
+    elif ort is not None:
+        declared = _declared_outputs(counterexample)
+        if declared is not None and ort.shapes != declared:
+            out.update(verdict=CONFIRMED, detail="ONNX Runtime returns %s, the model declares %s"
+                       % (text(ort.shapes), text(declared)))
+        else:
+            out.update(verdict=NOT_CONFIRMED,
+                       detail="ONNX Runtime runs and returns %s, as declared (values not "
+                       "checked without the PyTorch module)" % text(ort.shapes))
+    elif eager is not None:
+        out.update(_eager_only(eager, counterexample, runner))
+    else:
+        out.update(verdict=NOT_RUN, detail=_why_not_run(runner))
+    return out
+
+
+def _eager_only(eager, counterexample, runner):
+    """Without ONNX Runtime: PyTorch's shapes against the graph's, evaluated statically."""
+    why = ("onnxruntime is not installed" if runner.ort_version is None else
+           "the file declares these sizes static and onnx is not installed to relax it")
+    static = _static_outputs(counterexample)
+    node = counterexample.get("failing_node")
+    where = ("the graph fails at node '%s' (%s)" % (node["label"], counterexample["failure"])
+             if node else counterexample["failure"])  # ST001: the declaration refuses them
+    if not counterexample.get("node_fails"):
+        where = "the graph returns %s" % _runs.shape_text(static)
+    if counterexample.get("node_fails") or static != eager.shapes:
+        return {"verdict": CONFIRMED,
+                "detail": "PyTorch runs at these sizes and returns %s; %s (evaluated "
+                "statically: %s)" % (_runs.shape_text(eager.shapes), where, why)}
+    return {"verdict": NOT_CONFIRMED,
+            "detail": "PyTorch returns the shapes the graph computes, %s (values not compared: "
+            "%s)" % (_runs.shape_text(eager.shapes), why)}
+
+
+def _why_not_run(runner):
+    if runner.session_error:
+        return "ONNX Runtime cannot load the model: " + runner.session_error
+    return "onnxruntime is not installed (pip install onnxruntime)"
+
+
+def confirm_findings(report, runner):
+    """Runs each error's counterexample and attaches the verdict as finding["confirmation"]."""
+    done = {}
+    for finding in report.findings:
+        counterexample = finding.get("counterexample")
+        if finding["severity"] != "error" or not counterexample:
+            continue
+        shapes = counterexample["inputs"]
+        if set(shapes) != set(runner.kinds):
+            finding["confirmation"] = {"verdict": NOT_RUN, "detail": "the counterexample does "
+                                       "not give every input's shape"}
+            continue
+        # ST001 is about the file as written; the others about the graph, as linted.
+        as_declared = finding["rule"] == "ST001"
+        key = (as_declared, repr(sorted(shapes.items())))
+        if key not in done:
+            done[key] = (runner.run(shapes, SEED, as_declared) if runner.runs_anything else
+                         (None, None))
+        finding["confirmation"] = verdict(*done[key], counterexample, runner)
+
+
+# The sizes past the export size a warning runs at: a size halved with floor division gives
+# the same literal one step on, so a second step is taken when the first agrees.
+WARNING_STEPS = (1, 2)
+
+
+def confirm_warnings(report, runner, centre):
+    """Runs each warning of the linter one size, then two, past the export size of its symbols,
+    on both sides. A warning is a literal equal to an example size where no shape contradicts
+    it; where the runs disagree, they are the counterexample the analysis could not build, and
+    the warning becomes an error."""
+    if runner.relaxed_session is None or runner.eager is None:
+        return
+    for finding in list(report.findings):
+        symbols = [s for s in finding.get("symbols") or [] if s in centre]
+        if finding["severity"] != "warning" or finding["rule"].startswith("ST") or not symbols:
+            continue
+        for step in WARNING_STEPS:
+            binding = dict(centre, **{s: centre[s] + step for s in symbols})
+            try:
+                shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
+            except ValueError:  # a symbol the file does not declare (an axis linted as dynamic)
+                break
+            row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes,
+                                                                                 SEED + 2)))
+            sizes = ", ".join("%s=%d" % (s, binding[s]) for s in symbols)
+            if row["verdict"] == "disagree":
+                promote(report, finding, row, sizes)
+                break
+            finding["confirmation"] = {"verdict": NOT_CONFIRMED, "onnxruntime":
+                                       runner.ort_version, "inputs": shapes,
+                                       "detail": "at %s: %s" % (sizes, row["detail"])}
+
+
+def promote(report, finding, row, sizes):
+    """Makes `finding` an error with the run `row` (both sides disagree) as its counterexample."""
+    report.promote(finding, {"binding": dict(sorted(row["binding"].items())),
+                             "inputs": row["inputs"], "failing_node": None,
+                             "failure": row["detail"],
+                             "node_fails": row["detail"].startswith("ONNX Runtime fails"),
+                             "outputs": []},
+                   {"verdict": CONFIRMED, "inputs": row["inputs"],
+                    "detail": "at %s: %s" % (sizes, row["detail"])})
+
+
+def settle_requests(report):
+    """An axis asked to be dynamic that came out static is the caller's mistake, not the
+    exporter's, when the module itself refuses other sizes there (PyTorch fails at the
+    counterexample too) or a weight fixes it (SL004): then ST001 is a note."""
+    fixed = {s for f in report.findings if f["rule"] == "SL004" for s in f.get("symbols") or []}
+    for finding in report.findings:
+        if finding["rule"] != "ST001":
+            continue
+        eager = (finding.get("confirmation") or {}).get("eager")
+        if isinstance(eager, str):
+            reason = "PyTorch refuses that size too (%s)" % eager
+        elif set(finding["symbols"]) & fixed:
+            reason = "a weight fixes this size (SL004)"
+        else:
+            continue
+        report.settle(finding, "note", reason + ": the module takes only the size the file "
+                      "declares", "drop the axis from dynamic_shapes / dynamic_axes")
+
+
+def _spec(binding):
+    return ",".join("%s=%d" % kv for kv in sorted(binding.items()))
+
+
+def compare_run(ort, eager):
+    """{verdict, detail} of one run on both sides: agree, disagree, eager fails, not
+    compared."""
+    if eager.error:
+        return {"verdict": "eager fails", "detail": eager.error}
+    if ort.error:
+        return {"verdict": "disagree", "detail": _ort_failure(ort)}
+    if len(ort.outputs) != len(eager.outputs):
+        return {"verdict": "not compared",
+                "detail": "%d outputs against %d" % (len(ort.outputs), len(eager.outputs))}
+    same, how = _runs.compare(eager.outputs, ort.outputs)
+    if how == "shapes differ":
+        how = "ONNX Runtime returns %s, PyTorch %s" % (_runs.shape_text(ort.shapes),
+                                                      _runs.shape_text(eager.shapes))
+    return {"verdict": "agree" if same else "disagree", "detail": how}
+
+
+def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
+    """Up to `count` bindings near `centre` ({symbol: export size}) where the static analysis
+    finds that the model works: within torch.export's recorded ranges and every finding's
+    witness, and where no node fails nor an output leaves its declaration. [(binding, inputs)]"""
+    if not centre:
+        return []
+    limits = dict(ranges)
+    for f in findings:
+        for r in (f.get("witness") or {}).get("ranges") or []:
+            low, high = limits.get(r["symbol"], (None, None))
+            limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
+    candidates = []
+    for step in PROBE_STEPS:
+        # A symbol that cannot move that far (a witness of one size) stays at its export size.
+        binding = {s: v + step if _within(limits.get(s), v + step) else v
+                   for s, v in centre.items()}
+        if binding != centre and binding not in candidates:
+            candidates.append(binding)
+    if not candidates:
+        return []
+    specs = [_spec(b) for b in candidates]
+    found = []
+    for binding, result in zip(candidates, _core.probe(model, specs)):
+        if not result["breaks"] and len(found) < count:
+            found.append((binding, result["at"]["inputs"]))
+    return found
+
+
+def _tighter(bound, other, pick):
+    return other if bound is None else bound if other is None else pick(bound, other)
+
+
+def _within(bounds, value):
+    if bounds is None:
+        return True
+    low, high = bounds
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def dynamic_check(report, model, runner, centre, ranges):
+    """Runs the probe sizes on both sides and reports each disagreement as an ST003 finding.
+    Needs ONNX Runtime and the eager module: each side alone cannot tell wrong values."""
+    if runner.relaxed_session is None or runner.eager is None:
+        return []
+    probes = []
+    for binding, shapes in probe_sizes(model, centre, ranges, report.findings):
+        row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes, SEED + 1)))
+        probes.append(row)
+        if row["verdict"] != "disagree":
+            continue
+        # A warning or error of the linter over the moved sizes (SL001's values that match only
+        # where the windows tile, SL008's scale) already says why: the run confirms it.
+        explaining = [f for f in report.findings
+                      if f["severity"] in ("error", "warning") and not f["rule"].startswith("ST")
+                      and _symbols_of(f, centre) & set(binding)]
+        row["explained_by"] = sorted({f["rule"] for f in explaining})
+        if not explaining:
+            report.add(probe_finding(row))
+        for f in explaining:
+            if f["severity"] == "warning":  # the run is the counterexample it lacked
+                promote(report, f, row, _spec(binding).replace(",", ", "))
+    return probes
+
+
+def _symbols_of(finding, centre):
+    """The symbols a finding is about: as it names them, else those its counterexample moves
+    away from the export sizes."""
+    if finding.get("symbols"):
+        return set(finding["symbols"])
+    binding = (finding.get("counterexample") or {}).get("binding") or {}
+    return {s for s, v in binding.items() if centre.get(s) != v}
+
+
+def probe_finding(row):
+    sizes = ", ".join("%s=%d" % kv for kv in sorted(row["binding"].items()))
+    notes = [{"message": "the static analysis finds that the model works at these sizes; the "
+              "difference is in values or in what the graph cannot show (a size folded into "
+              "a divisor, a Python branch taken at the export size)", "node": None}]
+    return {
+        "rule": "ST003", "name": "runs-differ", "severity": "error",
+        "message": "at %s ONNX Runtime and eager PyTorch disagree: %s" % (sizes, row["detail"]),
+        "node": None, "attribute": None, "symbols": sorted(row["binding"]),
+        "witness": None,
+        "counterexample": {"binding": dict(sorted(row["binding"].items())),
+                           "inputs": row["inputs"], "failing_node": None,
+                           "failure": row["detail"], "node_fails": False, "outputs": []},
+        "notes": notes,
+        "fix": "run the module at these sizes to find the value that stayed at the export size",
+        "expressions": [], "source": None,
+    }
+
+
+def confirm(model, dims=None, *, eager=None, kinds=None, select=None, ignore=None):
+    """Lints `model` (a path) with `dims` as export dims, runs each error's counterexample on
+    ONNX Runtime, and returns the Report; `eager` and `kinds` as for Runner."""
+    path = os.fspath(model)
+    report = Report.of_file(path, export_dims=dims, select=select, ignore=ignore)
+    inputs = _core.inputs(path)
+    if kinds is None:
+        kinds = {i["name"]: _runs.InputKind.of_onnx_type(i["elem_type"]) for i in inputs}
+    runner = Runner(path, kinds, eager)
+    confirm_findings(report, runner)
+    report.probes = dynamic_check(report, path, runner, centre_of(inputs, dims, report),
+                                  ranges_of(inputs))
+    report.runs = runner.runs
+    return report
+
+
+def ranges_of(inputs):
+    return {s: tuple(r) for i in inputs for s, r in i["ranges"].items()}
+
+
+def centre_of(inputs, dims, report):
+    """{symbol: size} at export: from `dims` ("x=2x3x8x8" or "h=8"), else the findings'
+    witnesses."""
+    centre = {}
+    for f in report.findings:
+        for r in (f.get("witness") or {}).get("ranges") or []:
+            centre.setdefault(r["symbol"], r["value"])
+    for item in ",".join(dims if isinstance(dims, (list, tuple)) else [dims or ""]).split(","):
+        name, _, value = item.strip().partition("=")
+        shape = next((i["dims"] for i in inputs if i["name"] == name), None)
+        if shape is not None:
+            for d, v in zip(shape, value.split("x")):
+                if isinstance(d, str) and v.isdigit():
+                    centre[d] = int(v)
+        elif value.isdigit():
+            centre[name] = int(value)
+    return centre
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="onnx-shapelint confirm",
+        description="Lint MODEL, then run each error's counterexample and a few sizes near the "
+        "export sizes on ONNX Runtime, and report the verdicts.")
+    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument("--dims", metavar="SIZES",
+                        help="the export sizes, as --export-dims takes them (x=1x3x224x224)")
+    parser.add_argument("--select")
+    parser.add_argument("--ignore")
+    a = parser.parse_args(argv)
+    try:
+        report = confirm(a.model, a.dims, select=a.select, ignore=a.ignore)
+    except (OSError, ValueError) as error:
+        print("%s: error: %s" % (a.model, error), file=sys.stderr)
+        return 2
+    print(report)
+    if _runs.ort_version() is None:
+        print("note: onnxruntime is not installed: nothing was run (pip install onnxruntime)",
+              file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""onnx_shapelint.confirm and `onnx-shapelint confirm`: counterexamples run on ONNX Runtime
+(docs/python.md). ONNX Runtime is not needed: without it the verdict says that nothing ran, and
+the tests check that; with it (SHAPELINT_EXTRA_PYTHON), what it returns."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import unittest
+
+import numpy as np
+
+from onnx_shapelint import _runs, confirm
+from shapelint_testing import CLEAN, POOL
+
+HAS_ORT = importlib.util.find_spec("onnxruntime") is not None
+
+
+class Counterexample:
+    """The SL001 counterexample of POOL: at 9x6 the pool gives (2, 3, 3, 3) where the model
+    declares (2, 3, 2, 3) (kernel 3 stride 3 over 9 rows: 3 windows; kernel 2 stride 2 over 6
+    columns: 3)."""
+    INPUTS = {"x": [2, 3, 9, 6]}
+    VALUE = {"inputs": INPUTS, "node_fails": False, "failure": "",
+             "failing_node": {"label": "<AveragePool #0>"},
+             "outputs": [{"value": "y", "actual": [2, 3, 3, 3], "expected": [2, 3, 2, 3]}]}
+
+
+class FakeRunner:
+    ort_version = "test"
+    session_error = None
+
+
+def outcome(*shapes, error=None, node=None, fill=0.0):
+    if error:
+        return _runs.Outcome(error=error, node=node)
+    return _runs.Outcome([np.full(s, fill, dtype=np.float32) for s in shapes])
+
+
+class VerdictTest(unittest.TestCase):
+    """Each way the two sides can come out, checked against what the verdict must say."""
+
+    def verdict(self, ort, eager):
+        return confirm.verdict(ort, eager, Counterexample.VALUE, FakeRunner())
+
+    def test_runtime_fails_where_pytorch_runs(self):
+        v = self.verdict(outcome(error="bad Reshape", node="r"), outcome((3, 108)))
+        self.assertEqual((v["verdict"], v["detail"]), (
+            "confirmed", "ONNX Runtime fails at node 'r': bad Reshape; PyTorch returns (3, 108)"))
+
+    def test_shapes_differ(self):
+        v = self.verdict(outcome((2, 3, 3, 3)), outcome((2, 3, 2, 3)))
+        self.assertEqual((v["verdict"], v["detail"]),
+                         ("confirmed", "ONNX Runtime returns (2, 3, 3, 3), PyTorch (2, 3, 2, 3)"))
+
+    def test_values_differ(self):
+        v = self.verdict(outcome((2, 3), fill=1.0), outcome((2, 3), fill=1.5))
+        self.assertEqual(v["verdict"], "confirmed")
+        self.assertIn("values differ (max |difference| 0.5)", v["detail"])
+
+    def test_sides_agree(self):
+        v = self.verdict(outcome((2, 3), fill=1.0), outcome((2, 3), fill=1.0 + 1e-6))
+        self.assertEqual((v["verdict"], v["detail"]),
+                         ("not confirmed", "ONNX Runtime and PyTorch agree at these sizes"))
+
+    def test_pytorch_refuses_the_sizes(self):
+        v = self.verdict(outcome(error="x"), outcome(error="RuntimeError: shape '[2, -1]'"))
+        self.assertEqual(v["verdict"], "not confirmed")
+        self.assertIn("PyTorch fails too at these sizes", v["detail"])
+
+    def test_output_counts_differ(self):
+        v = self.verdict(outcome((2,), (2,)), outcome((2,)))
+        self.assertEqual(v["verdict"], "not run")
+
+    def test_runtime_alone_against_the_declaration(self):
+        v = self.verdict(outcome((2, 3, 3, 3)), None)
+        self.assertEqual((v["verdict"], v["detail"]), (
+            "confirmed", "ONNX Runtime returns (2, 3, 3, 3), the model declares (2, 3, 2, 3)"))
+        v = self.verdict(outcome((2, 3, 2, 3)), None)
+        self.assertEqual(v["verdict"], "not confirmed")
+
+    def test_pytorch_alone_against_the_static_evaluation(self):
+        v = self.verdict(None, outcome((2, 3, 2, 3)))
+        self.assertEqual(v["verdict"], "confirmed")
+        self.assertIn("PyTorch runs at these sizes and returns (2, 3, 2, 3); the graph returns "
+                      "(2, 3, 3, 3)", v["detail"])
+        v = self.verdict(None, outcome((2, 3, 3, 3)))
+        self.assertEqual(v["verdict"], "not confirmed")
+
+
+def st001(eager):
+    return {"rule": "ST001", "name": "requested-axis-static", "severity": "error",
+            "message": "input 'x' axis 1 was asked to be dynamic, but the model declares it "
+            "static: 4", "node": None, "symbols": ["x:1"], "notes": [], "fix": "",
+            "confirmation": {"verdict": "not confirmed", "eager": eager, "detail": ""}}
+
+
+class SettleTest(unittest.TestCase):
+    """What a run changes in the findings of a report."""
+
+    def test_a_request_the_module_refuses_becomes_a_note(self):
+        refused, runs = st001("RuntimeError: expected 4 channels"), st001([[2, 5]])
+        report = confirm.Report("m.onnx", [], [])
+        report.add(refused)
+        report.add(runs)
+        confirm.settle_requests(report)
+        self.assertEqual([f["severity"] for f in report.findings], ["note", "error"])
+        self.assertIn("PyTorch refuses that size too (RuntimeError: expected 4 channels)",
+                      refused["notes"][-1]["message"])
+        self.assertTrue(str(report).startswith("m.onnx: note[ST001] requested-axis-static: "))
+
+    def test_a_request_a_weight_fixes_becomes_a_note(self):
+        fixed = st001([[2, 5]])
+        report = confirm.Report("m.onnx", [{"rule": "SL004", "severity": "note",
+                                            "symbols": ["x:1"]}], ["m.onnx: note[SL004] ...\n"])
+        report.add(fixed)
+        confirm.settle_requests(report)
+        self.assertEqual(fixed["severity"], "note")
+        self.assertIn("a weight fixes this size (SL004)", fixed["notes"][-1]["message"])
+
+    def test_a_warning_a_run_breaks_becomes_an_error(self):
+        warning = {"rule": "SL007", "severity": "warning", "symbols": ["w"]}
+        report = confirm.Report("m.onnx", [warning], ["m.onnx: main/Slice: warning[SL007] x\n"])
+        report.promote(warning, {"binding": {"w": 11}}, {"verdict": "confirmed",
+                                                         "detail": "at w=11: values differ"})
+        self.assertFalse(report.ok)
+        self.assertEqual(str(report), "m.onnx: main/Slice: error[SL007] x\n"
+                         "  = confirmed: at w=11: values differ\n\n"
+                         "1 error, 0 warnings in 1 model")
+
+
+class InputsTest(unittest.TestCase):
+
+    def test_inputs_keep_to_the_examples_values(self):
+        rng = np.random.default_rng(0)
+        ids = _runs.InputKind.of_array(np.array([[3, 99, 17]], dtype=np.int64))
+        made = ids.make((4, 50), rng)
+        self.assertEqual((made.dtype, made.shape), (np.dtype(np.int64), (4, 50)))
+        self.assertTrue(made.min() >= 3 and made.max() <= 99)
+        mask = _runs.InputKind.of_array(np.ones((1, 3), dtype=np.int64)).make((2, 5), rng)
+        self.assertTrue((mask == 1).all())
+        image = _runs.InputKind.of_array(np.full((2, 2), 10.0, dtype=np.float32) +
+                                         np.eye(2, dtype=np.float32))
+        self.assertEqual(image.make((3,), rng).dtype, np.float32)
+        self.assertAlmostEqual(image.mean, 10.5)
+
+
+class ProbeSizesTest(unittest.TestCase):
+
+    def test_probes_keep_inside_every_witness(self):
+        # POOL works for height in [6, 8] and width in [6, 7] (its SL001 witness): +1 keeps
+        # both inside; at +2 the width stays at 6 (at 8 its kernel of 2 and stride 2 would give
+        # 4 columns). Batch and channels move with them.
+        findings = [{"witness": {"ranges": [
+            {"symbol": "x_dynamic_axes_3", "value": 6, "min": 6, "max": 8},
+            {"symbol": "x_dynamic_axes_4", "value": 6, "min": 6, "max": 7}]}}]
+        centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 3, "x_dynamic_axes_3": 6,
+                  "x_dynamic_axes_4": 6}
+        found = confirm.probe_sizes(str(POOL), centre, {}, findings)
+        self.assertEqual(found, [({"x_dynamic_axes_1": 3, "x_dynamic_axes_2": 4,
+                                   "x_dynamic_axes_3": 7, "x_dynamic_axes_4": 7},
+                                  {"x": [3, 4, 7, 7]}),
+                                 ({"x_dynamic_axes_1": 4, "x_dynamic_axes_2": 5,
+                                   "x_dynamic_axes_3": 8, "x_dynamic_axes_4": 6},
+                                  {"x": [4, 5, 8, 6]})])
+
+    def test_recorded_ranges_bound_the_probes(self):
+        # torch.export's record [6, 7] for the height: +1 gives 7x7; past it the height stays
+        # at 6 and the width alone moves, to sizes where the pool's output leaves its declared
+        # 3 columns (8 -> 4), which the static probe rejects.
+        centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 3, "x_dynamic_axes_3": 6,
+                  "x_dynamic_axes_4": 6}
+        found = confirm.probe_sizes(str(POOL), centre,
+                                    {"x_dynamic_axes_3": (6, 7)})
+        self.assertEqual([b["x_dynamic_axes_3"] for b, _ in found], [7])
+
+
+class HtmlTest(unittest.TestCase):
+
+    def test_notebook_page_has_the_drawing_and_the_verdicts(self):
+        page = confirm.confirm(str(POOL))._repr_html_()
+        self.assertTrue(page.startswith("<!DOCTYPE html>"), page[:80])
+        self.assertEqual(page.count("<svg"), 1)  # the path of the one finding
+        runs = page[page.index('<section id="runs">'):page.index("</body>")]
+        self.assertIn("<td>SL001</td><td>error</td>", runs)
+        self.assertIn("not run: onnxruntime is not installed" if not HAS_ORT else
+                      "confirmed: ONNX Runtime returns (2, 3, 3, 3)", runs)
+        # Nothing loaded from elsewhere: every link is an anchor of the page.
+        self.assertNotRegex(page, r"(src|href)=\"(?!#)|url\(|@import|<link|<script")
+
+
+def run_confirm(*args):
+    """`onnx-shapelint confirm ARGS` with the suite's binary; (exit code, stdout, stderr)."""
+    binary = os.environ.get("SHAPELINT_CLI")
+    if not binary:
+        raise unittest.SkipTest("SHAPELINT_CLI is not set (ctest sets it)")
+    # The binary hands over to python3 -m onnx_shapelint.confirm: this interpreter's.
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    run = subprocess.run([binary, "confirm", *map(str, args)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, check=False, timeout=120,
+                         env=dict(os.environ, PATH=path))
+    return run.returncode, run.stdout.decode(), run.stderr.decode()
+
+
+class CommandTest(unittest.TestCase):
+
+    def test_confirm_runs_the_counterexample(self):
+        code, out, err = run_confirm(POOL)
+        self.assertEqual(code, 1, out + err)
+        self.assertIn("error[SL001] baked-pool-kernel", out)
+        if HAS_ORT:
+            self.assertIn("  = confirmed: ONNX Runtime returns (2, 3, 3, 3), the model declares "
+                          "(2, 3, 2, 3)\n", out)
+        else:
+            self.assertIn("  = not run: onnxruntime is not installed", out)
+            self.assertIn("nothing was run", err)
+
+    def test_clean_model(self):
+        code, out, _ = run_confirm(CLEAN)
+        self.assertEqual((code, out), (0, "0 errors, 0 warnings in 1 model\n"))
+
+    def test_missing_file(self):
+        code, _, err = run_confirm("no-such.onnx")
+        self.assertEqual(code, 2)
+        self.assertIn("no-such.onnx: error: ", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
