@@ -118,6 +118,22 @@ class SettleTest(unittest.TestCase):
         self.assertEqual(fixed["severity"], "note")
         self.assertIn("a weight fixes this size (SL004)", fixed["notes"][-1]["message"])
 
+    def test_an_error_a_run_does_not_break_becomes_a_warning(self):
+        counterexample = {"binding": {"h": 228}}
+        error = {"rule": "SL002", "severity": "error", "symbols": ["h"],
+                 "counterexample": counterexample}
+        report = confirm.Report("m.onnx", [error], ["m.onnx: main/Reshape: error[SL002] x\n"])
+        report.demote(error, {"verdict": "not confirmed", "detail": "PyTorch fails too"})
+        self.assertTrue(report.ok)
+        self.assertEqual(str(report), "m.onnx: main/Reshape: warning[SL002] x\n"
+                         "  = not confirmed: PyTorch fails too\n\n"
+                         "0 errors, 1 warning in 1 model")
+        # A run at the next size breaks it: an error again, and the linter's own word is kept.
+        report.promote(error, {"binding": {"h": 225}}, {"verdict": "confirmed", "detail": "d"})
+        self.assertEqual(report.as_linted(), [{"rule": "SL002", "severity": "error",
+                                               "symbols": ["h"],
+                                               "counterexample": counterexample}])
+
     def test_a_warning_a_run_breaks_becomes_an_error(self):
         warning = {"rule": "SL007", "severity": "warning", "symbols": ["w"]}
         report = confirm.Report("m.onnx", [warning], ["m.onnx: main/Slice: warning[SL007] x\n"])

@@ -33,8 +33,47 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import export_corpus as ec  # noqa: E402
 import export_torch2 as et  # noqa: E402
+import torch2_zoo  # noqa: E402
 
 import onnx_shapelint.torch as shapelint_torch  # noqa: E402
+from onnx_shapelint import _core as shapelint_core  # noqa: E402
+
+
+CORPUS = os.path.join(HERE, "..", "..", "tests", "corpus", "torch2")
+
+
+def declared(path):
+    """Each graph input's dims as declared: the size of a static one, None for a dynamic one."""
+    return [[d if isinstance(d, int) else None for d in i["dims"] or []]
+            for i in shapelint_core.inputs(path)]
+
+
+def structure(path):
+    """What makes two exports the same model for the labels, names aside: the declared inputs,
+    each node's op type, input count and plain attributes, and the small integer tensors (the
+    shape literals an export bakes in or not)."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(path, load_external_data=False)
+    small_ints = []
+    for t in model.graph.initializer:
+        if t.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32) and \
+                t.data_location != onnx.TensorProto.EXTERNAL:
+            values = numpy_helper.to_array(t)
+            if values.size <= 64:
+                small_ints.append(values.tolist())
+    nodes = []
+    for n in model.graph.node:
+        attrs = []
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == onnx.TensorProto.INT64:
+                attrs.append((a.name, numpy_helper.to_array(a.t).tolist()))
+            elif a.type in (onnx.AttributeProto.INT, onnx.AttributeProto.INTS,
+                            onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING):
+                attrs.append((a.name, str(onnx.helper.get_attribute_value(a))))
+        nodes.append((n.op_type, len(n.input), sorted(attrs, key=str)))
+    return declared(path), nodes, sorted(small_ints, key=str)
 
 
 def cli_findings(linter, path, shapes, dynamic):
@@ -50,6 +89,12 @@ def cli_findings(linter, path, shapes, dynamic):
 
 
 def requests(entry, exporter, style):
+    """What the corpus asks torch.onnx.export for: every axis of a small module dynamic (in the
+    module's dynamic_shapes style), a network's dynamic axes (batch, height, width...)."""
+    if "dynamic" in entry:
+        if exporter == "dynamo":
+            return {"dynamic_shapes": torch2_zoo.dynamic_shapes(entry)}
+        return {"dynamic_axes": entry["dynamic"], "dynamo": False}
     if exporter == "dynamo":
         return {"dynamic_shapes": et.dynamic_shapes(entry, style)}
     return {"dynamic_axes": {n: list(range(len(entry["shapes"][n]))) for n in entry["inputs"]},
@@ -63,15 +108,18 @@ def timed_plain_export(module, args, path, entry, exporter, style):
     return time.perf_counter() - started
 
 
-def check_one(module, args, entry, exporter, style, linter, work):
-    """The record of one export, or None when torch refuses the request."""
+def check_one(module, args, entry, exporter, style, linter, work, baseline_run=True):
+    """The record of one export, or None when torch refuses the request. Without
+    `baseline_run` (networks, whose exports take a minute) the baseline is export()'s own
+    export step, the same call."""
     plain = os.path.join(work, "plain.onnx")
     checked = os.path.join(work, "checked.onnx")
     for s in (style, "auto") if exporter == "dynamo" and style != "auto" else (style,):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                baseline = timed_plain_export(module, args, plain, entry, exporter, s)
+                baseline = (timed_plain_export(module, args, plain, entry, exporter, s)
+                            if baseline_run else None)
                 report = shapelint_torch.export(module, args, f=checked,
                                                 output_names=entry["out_names"],
                                                 **requests(entry, exporter, s))
@@ -82,21 +130,30 @@ def check_one(module, args, entry, exporter, style, linter, work):
         return None
     shapes = {n: list(a.shape) for n, a in zip(entry["inputs"], args)}
     lint_only = report.as_linted()
+    committed = os.path.join(CORPUS, entry["name"] + (".dynamo.onnx" if exporter == "dynamo"
+                                                      else ".ts.onnx"))
     return {
         "style": s if exporter == "dynamo" else None,
+        # The labels are the committed file's: an export that declares its inputs otherwise
+        # (torch specialized an axis this time and not then, or the other way) is another
+        # model, which they do not judge.
+        "same_inputs": os.path.exists(committed) and declared(checked) == declared(committed),
+        "same_graph": os.path.exists(committed) and structure(checked) == structure(committed),
         "same_findings": lint_only == cli_findings(linter, checked, shapes,
                                                    report._options.get("dynamic")),
         "findings": ["%s:%s" % (f["rule"], f["severity"]) for f in report.findings],
-        "promoted": ["%s:%s" % (f["rule"], f["confirmation"]["detail"][:160])
-                     for f in report.findings
-                     if "promoted_from" in (f.get("confirmation") or {})],
+        # Findings whose severity a run changed: "SL007:warning->error: at w=12: ...".
+        "changed": ["%s:%s->%s: %s" % (f["rule"], f["confirmation"]["linted"]["severity"],
+                                       f["severity"], f["confirmation"]["detail"][:160])
+                    for f in report.findings if "linted" in (f.get("confirmation") or {})],
         "verdicts": [{"rule": f["rule"], "verdict": f["confirmation"]["verdict"],
                       "detail": f["confirmation"]["detail"][:200]}
                      for f in report.findings if "confirmation" in f],
         "probes": [{"binding": p["binding"], "verdict": p["verdict"],
                     "explained_by": p.get("explained_by")} for p in report.probes],
         "runs": report.runs,
-        "seconds": {"torch_export": round(baseline, 4),
+        "seconds": {"torch_export": round(report.timings["export"] if baseline is None
+                                          else baseline, 4),
                     **{k: round(v, 4) for k, v in report.timings.items()}},
     }
 
@@ -107,11 +164,32 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "corpus", "torch2",
                                                   "export_api.json"))
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--zoo", action="store_true",
+                    help="the networks instead of the small modules; their records are added to "
+                         "--out's")
     a = ap.parse_args()
     torch.set_num_threads(1)
     small = ec.small_models() + et.extra_models()
     results = {}
+    if a.zoo:
+        with open(os.path.normpath(a.out)) as f:
+            results = json.load(f)["models"]
+        small = []
     with tempfile.TemporaryDirectory() as work:
+        for z in torch2_zoo.networks() if a.zoo else []:
+            if a.only and z["name"] not in a.only:
+                continue
+            args = torch2_zoo.export_module(z, et.Positional)
+            z["out_names"] = ["y"]
+            for exporter, suffix in (("dynamo", ".dynamo.onnx"), ("torchscript", ".ts.onnx")):
+                record = check_one(z["module"], args, z, exporter, "auto", a.linter, work,
+                                   baseline_run=False)
+                if record is not None:
+                    results[z["name"] + suffix] = record
+                    print("%-40s %s %s %s" % (z["name"] + suffix, record["same_findings"],
+                                              record["findings"],
+                                              [v["verdict"] for v in record["verdicts"]]),
+                          flush=True)
         for k, e in enumerate(small):
             if a.only and e["name"] not in a.only:
                 continue

@@ -81,11 +81,26 @@ class Report:
         return next(i for i, f in enumerate(self.findings) if f is finding)
 
     def promote(self, finding, counterexample, confirmation):
-        """Makes a warning an error: a run found the counterexample the analysis did not."""
+        """Makes a warning or a note an error: a run found the counterexample the analysis did
+        not (a literal no shape contradicts; a size a weight seemed to fix, which the module
+        takes)."""
+        self._change(finding, "error", confirmation)
+        finding["counterexample"] = counterexample
+
+    def demote(self, finding, confirmation):
+        """Makes an error a warning: its counterexample ran, and PyTorch refuses those sizes
+        too or returns what ONNX Runtime does. It keeps the counterexample, which the verdict
+        explains."""
+        self._change(finding, "warning", confirmation)
+
+    def _change(self, finding, severity, confirmation):
         i = self._index(finding)
-        finding.update(severity="error", counterexample=counterexample,
-                       confirmation=dict(confirmation, promoted_from=finding["severity"]))
-        self._blocks[i] = self._blocks[i].replace("warning[", "error[", 1)
+        # What the linter said, kept through every change for as_linted().
+        linted = (finding.get("confirmation") or {}).get("linted") or {
+            "severity": finding["severity"], "counterexample": finding.get("counterexample")}
+        self._blocks[i] = self._blocks[i].replace("%s[" % finding["severity"], "%s[" % severity, 1)
+        finding["severity"] = severity
+        finding["confirmation"] = dict(confirmation, linted=linted)
 
     def settle(self, finding, severity, note, fix):
         """Changes the severity of a finding of the Python layer, with the reason."""
@@ -96,16 +111,14 @@ class Report:
 
     def as_linted(self):
         """The linter's findings as lint() returns them for the same file and options: without
-        the export call's (ST) findings and the verdicts, and with the warnings a run made
-        errors back as warnings."""
+        the export call's (ST) findings and the verdicts, and with the severity and
+        counterexample of each finding a run changed as the linter gave them."""
         out = []
         for finding in self.findings:
             if finding["rule"].startswith("ST"):
                 continue
-            confirmation = finding.get("confirmation") or {}
             linted = {k: v for k, v in finding.items() if k != "confirmation"}
-            if "promoted_from" in confirmation:
-                linted.update(severity=confirmation["promoted_from"], counterexample=None)
+            linted.update((finding.get("confirmation") or {}).get("linted") or {})
             out.append(linted)
         return out
 

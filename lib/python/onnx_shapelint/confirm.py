@@ -160,11 +160,20 @@ def _why_not_run(runner):
 
 
 def confirm_findings(report, runner):
-    """Runs each error's counterexample and attaches the verdict as finding["confirmation"]."""
-    done = {}
-    for finding in report.findings:
+    """Runs each error's counterexample and attaches the verdict as finding["confirmation"].
+    With the module at hand, the verdict also settles the severity of the linter's findings:
+    an error whose counterexample does not break (PyTorch refuses the sizes too, or both sides
+    agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note that a
+    weight fixes a size (SL004) whose counterexample PyTorch runs while ONNX Runtime does not
+    agree becomes an error (a branch of the module the trace did not take)."""
+    done, broken = {}, set()
+    # Errors first: a note whose counterexample an error already breaks at is that error's
+    # consequence (a Reshape's baked batch reaching a Linear), not a second cause.
+    ordered = sorted(report.findings, key=lambda f: f["severity"] != "error")
+    for finding in ordered:
         counterexample = finding.get("counterexample")
-        if finding["severity"] != "error" or not counterexample:
+        weight_note = finding["rule"] == "SL004" and runner.eager is not None
+        if finding["severity"] != "error" and not weight_note or not counterexample:
             continue
         shapes = counterexample["inputs"]
         if set(shapes) != set(runner.kinds):
@@ -177,7 +186,18 @@ def confirm_findings(report, runner):
         if key not in done:
             done[key] = (runner.run(shapes, SEED, as_declared) if runner.runs_anything else
                          (None, None))
-        finding["confirmation"] = verdict(*done[key], counterexample, runner)
+        result = verdict(*done[key], counterexample, runner)
+        if finding["severity"] == "error" and result["verdict"] == CONFIRMED:
+            broken.add(key[1])
+        if finding["rule"].startswith("ST") or runner.eager is None:
+            finding["confirmation"] = result
+        elif finding["severity"] == "note":
+            if result["verdict"] == CONFIRMED and key[1] not in broken:
+                report.promote(finding, counterexample, result)
+        elif result["verdict"] == NOT_CONFIRMED:
+            report.demote(finding, result)
+        else:
+            finding["confirmation"] = result
 
 
 # The sizes past the export size a warning runs at: a size halved with floor division gives
@@ -208,9 +228,10 @@ def confirm_warnings(report, runner, centre):
             if row["verdict"] == "disagree":
                 promote(report, finding, row, sizes)
                 break
-            finding["confirmation"] = {"verdict": NOT_CONFIRMED, "onnxruntime":
-                                       runner.ort_version, "inputs": shapes,
-                                       "detail": "at %s: %s" % (sizes, row["detail"])}
+            # A demoted error keeps the verdict that demoted it.
+            finding.setdefault("confirmation", {"verdict": NOT_CONFIRMED, "onnxruntime":
+                                                runner.ort_version, "inputs": shapes,
+                                                "detail": "at %s: %s" % (sizes, row["detail"])})
 
 
 def promote(report, finding, row, sizes):
