@@ -105,19 +105,18 @@ def verdict(ort, eager, counterexample, runner):
         tail = "; PyTorch returns %s" % text(eager.shapes) if eager is not None else ""
         out.update(verdict=CONFIRMED, detail=_ort_failure(ort) + tail)
     elif ort is not None and eager is not None:
-        same, how = _runs.compare(eager.outputs, ort.outputs)
-        if same:
+        run = compare_run(ort, eager)
+        if run["verdict"] == "agree":
             out.update(verdict=NOT_CONFIRMED,
                        detail="ONNX Runtime and PyTorch agree at these sizes")
-        elif len(ort.outputs) != len(eager.outputs):
+        elif run["verdict"] == "not compared":
             out.update(verdict=NOT_RUN, detail="ONNX Runtime returns %d outputs, PyTorch %d: "
                        "not compared" % (len(ort.outputs), len(eager.outputs)))
-        elif how == "shapes differ":
-            out.update(verdict=CONFIRMED, detail="ONNX Runtime returns %s, PyTorch %s"
-                       % (text(ort.shapes), text(eager.shapes)))
+        elif run["detail"].startswith("ONNX Runtime returns"):  # the shapes differ
+            out.update(verdict=CONFIRMED, detail=run["detail"])
         else:
             out.update(verdict=CONFIRMED, detail="ONNX Runtime and PyTorch return %s; %s"
-                       % (text(ort.shapes), how))
+                       % (text(ort.shapes), run["detail"]))
     elif ort is not None:
         declared = _declared_outputs(counterexample)
         if declared is not None and ort.shapes != declared:
