@@ -15,10 +15,14 @@
 // PyTorch code is an adaptive pool (the stack trace's line, or AdaptiveAvgPool2d in the module
 // classes) is reported with the sizes at which its output grows where adaptive pooling's
 // would not.
+#include <numeric>
+
+#include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/fix_builder.h"
 #include "lint/provenance.h"
 #include "lint/rule.h"
 
@@ -149,6 +153,225 @@ std::optional<std::string> ExactTiling(const Analysis& analysis, const Cause& ca
                       "); elsewhere in the range the shape is right and the values are not");
 }
 
+// The fix-it: the adaptive pool the exporter decomposed, its windows computed from the input's
+// size. It pools to the size the fixed window gives where it is right (SizesOfThePool): there
+// the windows tile the input exactly and the adaptive windows are the old ones, so the fix is
+// safe.
+
+// Average pooling sums in double: a running sum over a long axis loses float precision.
+constexpr int64_t kDouble = ONNX_NAMESPACE::TensorProto::DOUBLE;
+// CumSum exists, and Pad takes its pads as an input, from opset 11; Slice takes its starts and
+// ends as inputs from opset 10.
+constexpr int64_t kCumSumOpset = 11;
+constexpr int64_t kSliceInputsOpset = 10;
+// ReduceMax takes its axes as an input from this opset on.
+constexpr int64_t kReduceAxesInputOpset = 18;
+
+// What the lowering needs to know of a pool it can repair.
+struct PoolFixPlan {
+  bool average = false;
+  int64_t rank = 0;
+  std::vector<int64_t> out;  // the pooled size per spatial axis
+  int32_t elem_type = 0;     // of the input, which the output shares
+};
+
+std::string Bracketed(const std::vector<int64_t>& v) {
+  return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
+}
+
+// Pooling to 1 everywhere: the global pool, which needs no windows.
+bool PoolsToOne(const PoolFixPlan& plan) {
+  return std::all_of(plan.out.begin(), plan.out.end(), [](int64_t o) { return o == 1; });
+}
+
+// The input's element type: inferred, else declared.
+int32_t ElemTypeOf(const Analysis& analysis, const ir::Graph& g, std::string_view value) {
+  const infer::TensorFact* fact = analysis.inference().Find(value);
+  if (fact != nullptr && fact->elem_type != 0) return fact->elem_type;
+  for (const auto* vi : {g.Input(value), g.ValueInfo(value)}) {
+    if (vi != nullptr && vi->type().tensor_type().elem_type() != 0) {
+      return vi->type().tensor_type().elem_type();
+    }
+  }
+  return 0;
+}
+
+// Why the pool cannot be repaired, as a FailedPrecondition; else what the repair needs.
+// The sizes at which the pool's window is the adaptive one: the export sizes when given; else
+// the witness, when a failure pins the pooled size there (`pinned`: VGG's classifier takes only
+// 7x7); nullopt when neither tells (a pool found by its recorded code: the witness is any size
+// at which the window fits, 3 for a kernel of 3, not the export's 12).
+std::optional<sym::Binding> SizesOfThePool(const Analysis& analysis, bool pinned) {
+  if (analysis.has_example()) {
+    sym::Binding at = analysis.witness();
+    for (const auto& [symbol, size] : analysis.example().values()) at.Set(symbol, size);
+    return at;
+  }
+  if (pinned) return analysis.witness();
+  return std::nullopt;
+}
+
+absl::StatusOr<PoolFixPlan> PlanFix(const Analysis& analysis, const ir::Graph& g, ir::Node n,
+                                    bool pinned) {
+  auto unfixable = [](const char* why) { return absl::FailedPreconditionError(why); };
+  if (&g != &analysis.model().graph()) return unfixable("in a subgraph");
+  if (n.op_type() == "LpPool") return unfixable("LpPool has no adaptive form");
+  PoolFixPlan plan;
+  plan.average = n.op_type() == "AveragePool";
+  const int64_t opset = analysis.model().OpsetVersion("");
+  if (opset < (plan.average ? kCumSumOpset : kSliceInputsOpset)) {
+    return unfixable(plan.average ? "opset < 11" : "opset < 10");
+  }
+  if (n.output_size() > 1 && !n.output(1).empty()) {
+    return unfixable("MaxPool's Indices output has no adaptive form");
+  }
+  const std::vector<int64_t> dilations = IntsOf(n, "dilations");
+  if (std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; })) {
+    return unfixable("dilated windows have no adaptive form");
+  }
+  const std::optional<sym::Binding> at = SizesOfThePool(analysis, pinned);
+  if (!at) {
+    return unfixable(
+        "no failure pins the pooled size and no export size was given: the size it pools to is "
+        "not known (give --export-dims)");
+  }
+  const auto in = analysis.DimsAt(n.input(0), *at);
+  const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
+  if (!in) return unfixable("the input's spatial size at the witness is unknown");
+  if (in->size() != kernel.size() + kSpatialBegin) {
+    return unfixable("the kernel's rank does not match the input's");
+  }
+  plan.rank = static_cast<int64_t>(in->size());
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    const int64_t size = (*in)[i + kSpatialBegin];
+    if (kernel[i] <= 0 || size < kernel[i] || size % kernel[i] != 0) {
+      return unfixable(
+          "kernel does not divide the input at the witness (give the export size: --export-dims)");
+    }
+    plan.out.push_back(size / kernel[i]);
+  }
+  plan.elem_type = ElemTypeOf(analysis, g, n.input(0));
+  if (plan.elem_type == 0) return unfixable("the input's element type is unknown");
+  return plan;
+}
+
+// Adaptive pooling's windows along one axis of size H into `out`: window i covers
+// [floor(i*H/out), ceil((i+1)*H/out)), which overlap when `out` does not divide H, as
+// PyTorch's do. 1-D int64 tensors of length `out`.
+struct Windows {
+  std::string starts;
+  std::string ends;
+};
+
+Windows WindowsAlong(FixBuilder& b, std::string_view x, int64_t axis, int64_t out) {
+  std::vector<int64_t> index(out);
+  std::iota(index.begin(), index.end(), 0);
+  std::vector<int64_t> next = index;
+  for (int64_t& i : next) ++i;
+  const std::string size = b.DimOf(x, axis);
+  const std::string count = b.Ints({out});
+  Windows w;
+  const std::string before = b.Add("Mul", {b.Ints(index), size}, {}, "window_start_scaled");
+  w.starts = b.Add("Div", {before, count}, {}, "window_starts");
+  // ceil(a / out) as floor((a + out - 1) / out): Div truncates, and sizes are never negative.
+  const std::string after = b.Add("Mul", {b.Ints(next), size}, {}, "window_end_scaled");
+  const std::string rounded_up = b.Add("Add", {after, b.Ints({out - 1})}, {}, "window_end_rounded");
+  w.ends = b.Add("Div", {rounded_up, count}, {}, "window_ends");
+  return w;
+}
+
+// The mean of (double) `t` over the windows along `axis`: a window's sum is the difference of
+// a running sum with a zero in front, C[end] - C[start], one Gather each for every window.
+std::string AverageAlong(FixBuilder& b, const std::string& t, const Windows& w, int64_t axis,
+                         int64_t rank, int64_t out) {
+  std::vector<int64_t> pads(2 * rank, 0);
+  pads[axis] = 1;  // one zero before the axis' first element
+  const std::string padded = b.Add("Pad", {t, b.Ints(pads)}, {}, "padded");
+  const std::string running =
+      b.Add("CumSum", {padded, b.Ints({axis}, /*scalar=*/true)}, {}, "running_sum");
+  const FixBuilder::Attributes along = {{{"axis", axis}}, {}};
+  const std::string to_end = b.Add("Gather", {running, w.ends}, along, "sum_to_end");
+  const std::string to_start = b.Add("Gather", {running, w.starts}, along, "sum_to_start");
+  const std::string sum = b.Add("Sub", {to_end, to_start}, {}, "window_sum");
+  // The window lengths as [out, 1, ...]: broadcast along the axes after this one.
+  std::vector<int64_t> counts_shape(rank - axis, 1);
+  counts_shape[0] = out;
+  const std::string length = b.Add("Sub", {w.ends, w.starts}, {}, "window_length");
+  const std::string as_double = b.Add("Cast", {length}, {{{"to", kDouble}}, {}}, "window_length");
+  const std::string counts = b.Add("Reshape", {as_double, b.Ints(counts_shape)}, {}, "counts");
+  return b.Add("Div", {sum, counts}, {}, "window_mean");
+}
+
+// The max of `t` along `axis` (`axes` holds it), kept as a dim of 1.
+std::string ReduceMaxAlong(FixBuilder& b, const std::string& t, int64_t axis,
+                           const std::string& axes, std::string_view output) {
+  if (b.opset() >= kReduceAxesInputOpset) {
+    return b.Add("ReduceMax", {t, axes}, {{{"keepdims", 1}}, {}}, "window_max", output);
+  }
+  return b.Add("ReduceMax", {t}, {{{"keepdims", 1}}, {{"axes", {axis}}}}, "window_max", output);
+}
+
+// The max of `t` over the windows along `axis`: each window sliced out and reduced, the
+// results joined. The last node writes `output` when given.
+std::string MaxAlong(FixBuilder& b, const std::string& t, const Windows& w, int64_t axis,
+                     int64_t out, std::string_view output) {
+  const std::string axes = b.Ints({axis});
+  std::vector<std::string> index;
+  for (int64_t i = 0; i <= out; ++i) index.push_back(b.Ints({i}));
+  std::vector<std::string> maxima;
+  for (int64_t i = 0; i < out; ++i) {
+    const std::string start = b.Add("Slice", {w.starts, index[i], index[i + 1]}, {}, "start");
+    const std::string end = b.Add("Slice", {w.ends, index[i], index[i + 1]}, {}, "end");
+    const std::string window = b.Add("Slice", {t, start, end, axes}, {}, "window");
+    maxima.push_back(ReduceMaxAlong(b, window, axis, axes, out == 1 ? output : ""));
+  }
+  if (out == 1) return maxima[0];
+  return b.Add("Concat", maxima, {{{"axis", axis}}, {}}, "window_maxima", output);
+}
+
+// Builds the lowering of `plan` for pool `n`, whose output the last node writes. Pooling a
+// rectangle is separable: the mean (max) over it is the mean (max) over rows of the mean (max)
+// over columns, so the axes are pooled one after the other.
+void Lower(FixBuilder& b, ir::Node n, const PoolFixPlan& plan) {
+  const std::string x(n.input(0)), y(n.output(0));
+  if (PoolsToOne(plan)) {
+    b.Add(plan.average ? "GlobalAveragePool" : "GlobalMaxPool", {x}, {}, "", y);
+    return;
+  }
+  std::string t = plan.average ? b.Add("Cast", {x}, {{{"to", kDouble}}, {}}, "as_double") : x;
+  for (int64_t axis = kSpatialBegin; axis < plan.rank; ++axis) {
+    const int64_t out = plan.out[axis - kSpatialBegin];
+    const Windows w = WindowsAlong(b, x, axis, out);
+    if (plan.average) {
+      t = AverageAlong(b, t, w, axis, plan.rank, out);
+    } else {
+      t = MaxAlong(b, t, w, axis, out, axis + 1 == plan.rank ? y : "");
+    }
+  }
+  if (plan.average) b.Add("Cast", {t}, {{{"to", plan.elem_type}}, {}}, "", y);
+}
+
+// Attaches the repair of pool `n` of `g` to its finding, or why there is none.
+void AttachFix(const Analysis& analysis, const ir::Graph& g, ir::Node n, bool pinned, Finding& f) {
+  absl::StatusOr<PoolFixPlan> plan = PlanFix(analysis, g, n, pinned);
+  if (!plan.ok()) {
+    f.unfixable = std::string(plan.status().message());
+    return;
+  }
+  // The command line names the node before the description: say only what it becomes.
+  const std::string what =
+      PoolsToOne(*plan)
+          ? absl::StrCat(plan->average ? "GlobalAveragePool" : "GlobalMaxPool", ", which pools to ",
+                         Bracketed(plan->out), " at every input size")
+          : absl::StrCat("adaptive ", plan->average ? "average" : "max", " pooling to ",
+                         Bracketed(plan->out), ", computed from the input's size");
+  FixBuilder b(analysis, n.index(), Applicability::kSafe,
+               absl::StrCat("kernel ", Ints(n, "kernel_shape"), " becomes ", what));
+  Lower(b, n, *plan);
+  b.Replace(n.index());
+  f.fix_it = std::move(b).Take();
+}
+
 class BakedPoolKernel : public Rule {
  public:
   using Rule::Rule;
@@ -176,6 +399,7 @@ class BakedPoolKernel : public Rule {
       if (auto note = ExactTiling(analysis, cause, f)) f.notes.push_back({*note, std::nullopt});
       f.attribute = "kernel_shape";
       f.fix = kFix;
+      AttachFix(analysis, *cause.graph, node, /*pinned=*/true, f);
       out.push_back(std::move(f));
     }
     ReportRecordedAdaptivePools(analysis, out);
@@ -287,6 +511,7 @@ class BakedPoolKernel : public Rule {
     c.node_fails = false;
     f.counterexample = std::move(c);
     f.fix = kFix;
+    AttachFix(analysis, g, n, /*pinned=*/false, f);
     return f;
   }
 };

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/fix_builder.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -47,11 +48,13 @@ std::string OriginText(const infer::Inference& inference, const infer::TensorFac
   return "a literal";
 }
 
-// True when a Reshape keeps every dynamic dim of its input as an entry of the target and only
-// regroups the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention. Its
-// literals are right at every size.
+// True when a Reshape's target follows its input's dynamic dims and its literals regroup only
+// the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention; [B*S, 3072] to
+// [B, S, 3072], a projection's output view. The entries that are not constants multiply to
+// the dynamic dims' product, and the literals to the static dims' (a -1 takes what is left).
+// Its literals are right at every size.
 bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact& target) {
-  std::vector<sym::Expr> dynamic;
+  sym::MaybeExpr dynamic_in = sym::Expr::Constant(1), dynamic_out = sym::Expr::Constant(1);
   int64_t static_product = 1;
   for (const auto& d : *input.shape) {
     if (!d) return false;
@@ -59,27 +62,30 @@ bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact&
       if (*c <= 0 || static_product > kMaxStaticProduct) return false;
       static_product *= *c;
     } else {
-      dynamic.push_back(*d);
+      dynamic_in = sym::Mul(dynamic_in, *d);
     }
   }
   int64_t literal_product = 1;
   bool infer_one = false;
-  for (const auto& e : *target.values) {
+  for (size_t j = 0; j < target.values->size(); ++j) {
+    const infer::Element& e = (*target.values)[j];
     if (!e.value) return false;
-    if (auto c = e.value->AsConstant()) {
+    // Reshape's 0 copies the input's dim at its place: [0, 0, 8, 64] keeps B and S.
+    sym::MaybeExpr value = e.value;
+    if (e.value->AsConstant() == 0 && j < input.shape->size()) value = (*input.shape)[j];
+    if (!value) return false;
+    if (auto c = value->AsConstant()) {
       if (*c == -1 && !infer_one) {
         infer_one = true;
         continue;
       }
-      if (*c <= 0 || literal_product > kMaxStaticProduct) return false;  // 0 copies a dim
+      if (*c <= 0 || literal_product > kMaxStaticProduct) return false;
       literal_product *= *c;
       continue;
     }
-    auto it = std::find(dynamic.begin(), dynamic.end(), *e.value);
-    if (it == dynamic.end()) return false;
-    dynamic.erase(it);
+    dynamic_out = sym::Mul(dynamic_out, *value);
   }
-  if (!dynamic.empty()) return false;
+  if (!dynamic_in || !dynamic_out || *dynamic_in != *dynamic_out) return false;
   return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
 }
 
@@ -100,6 +106,278 @@ bool IsLiteralReshape(const BlameSite& site, int node) {
   });
 }
 
+// The repair: each literal of the target that stands for input dims becomes those dims, as
+// Reshape's 0 where the dim keeps its place (the target stays a constant) or computed from
+// Shape of the input; a -1 stays. Entries are matched to input dims by grouping both, in
+// order, into runs of equal size at the witness, the sizes at which the literals are right.
+class TargetRepair {
+ public:
+  // `at`: sizes at which the target is right (the witness, where every pin holds, unless the
+  // finding has sizes of its own); it must outlive the repair.
+  TargetRepair(const Analysis& analysis, int node, const sym::Binding& at)
+      : analysis_(analysis), node_(analysis.model().graph().node(node)), index_(node), at_(at) {}
+  TargetRepair(const Analysis& analysis, int node)
+      : TargetRepair(analysis, node, analysis.witness()) {}
+
+  absl::StatusOr<FixIt> Build() {
+    if (node_.IntAttribute("allowzero").value_or(0) != 0) {
+      return absl::FailedPreconditionError("the Reshape has allowzero=1: 0 cannot copy a dim");
+    }
+    const infer::TensorFact* input = analysis_.inference().Find(node_.input(0));
+    const infer::TensorFact* target = analysis_.inference().Find(node_.input(1));
+    auto dims = analysis_.DimsAt(node_.input(0), at_);
+    if (input == nullptr || !input->shape || target == nullptr || !target->values || !dims) {
+      return absl::FailedPreconditionError("the input's shape at the witness is not known");
+    }
+    input_ = &*input->shape;
+    dims_ = *dims;
+    for (const infer::Element& e : *target->values) {
+      auto v = e.value ? e.value->Evaluate(at_) : std::nullopt;
+      if (!v) return absl::FailedPreconditionError("a target entry is not known at the witness");
+      entries_.push_back(*v == 0 && entries_.size() < dims_.size() ? dims_[entries_.size()] : *v);
+      literal_.push_back(e.value && e.value->IsConstant() && *v != 0);
+    }
+    if (auto st = Match(); !st.ok()) return st;
+    if (auto st = Unambiguous(); !st.ok()) return st;
+    if (auto st = Plan(); !st.ok()) return st;
+    return EmitAt(index_);
+  }
+
+  // After Build(): the same repair for Reshape `other`, which takes a tensor of the same shape
+  // at the witness to the same literal target (the same view in another layer).
+  FixIt BuildLike(int other) const { return EmitAt(other); }
+
+ private:
+  // One run: input dims [i0, i1) and target entries [j0, j1) of the same size at the witness.
+  struct Run {
+    size_t i0, i1, j0, j1;
+  };
+
+  absl::Status Match() {
+    const size_t infer = std::find(entries_.begin(), entries_.end(), -1) - entries_.begin();
+    size_t i = 0, j = 0;
+    // From the left up to the -1, then from the right down to it; what is left is the -1's.
+    while (j < infer && i <= dims_.size()) {
+      auto run = NextRun(i, j, infer);
+      if (!run) return absl::FailedPreconditionError(Mismatch());
+      runs_.push_back(*run);
+      i = run->i1;
+      j = run->j1;
+    }
+    if (infer == entries_.size()) {
+      if (i != dims_.size()) return absl::FailedPreconditionError(Mismatch());
+      return absl::OkStatus();
+    }
+    size_t ri = dims_.size(), rj = entries_.size();
+    while (rj > infer + 1) {
+      // Runs from the right: the last entries against the last dims, one entry at a time.
+      int64_t want = entries_[rj - 1];
+      size_t start = ri;
+      int64_t have = 1;
+      while (start > i && have < want) have *= dims_[--start];
+      if (have != want || want == 1) {
+        if (want == 1) {
+          runs_.push_back({ri, ri, rj - 1, rj});
+          --rj;
+          continue;
+        }
+        return absl::FailedPreconditionError(Mismatch());
+      }
+      runs_.push_back({start, ri, rj - 1, rj});
+      ri = start;
+      --rj;
+    }
+    return absl::OkStatus();
+  }
+
+  std::optional<Run> NextRun(size_t i, size_t j, size_t end) const {
+    if (entries_[j] == 1 && (i >= dims_.size() || dims_[i] != 1)) return Run{i, i, j, j + 1};
+    int64_t have = i < dims_.size() ? dims_[i] : 0, want = entries_[j];
+    size_t i1 = i + 1, j1 = j + 1;
+    while (have != want) {
+      if (have < want && i1 < dims_.size()) {
+        have *= dims_[i1++];
+      } else if (want < have && j1 < end) {
+        want *= entries_[j1++];
+      } else {
+        return std::nullopt;
+      }
+    }
+    return Run{i, i1, j, j1};
+  }
+
+  // A dynamic dim of size 1 at the witness joins any run: [N, C, H, W] at H = 1 groups W with
+  // H or alone alike, and only one of them is what the literal stands for. The sizes at which
+  // the model works then do not tell; the export sizes (--export-dims) would.
+  absl::Status Unambiguous() const {
+    for (const Run& run : runs_) {
+      if (run.i1 - run.i0 < 2) continue;
+      for (size_t i = run.i0; i < run.i1; ++i) {
+        const sym::MaybeExpr& d = (*input_)[i];
+        if (dims_[i] != 1 || !d || d->IsConstant()) continue;
+        return absl::FailedPreconditionError(absl::StrCat(
+            "at the sizes where the model works ", d->ToString(kMaxExprText),
+            " is 1, so which input dims the target's literals stand for is not known (give the "
+            "export sizes)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string Mismatch() const {
+    return "the target does not regroup the input's dims in order at the witness";
+  }
+
+  // The input dims [i0, i1) multiplied, symbolically.
+  sym::MaybeExpr Product(const Run& run) const {
+    sym::MaybeExpr p = sym::Expr::Constant(1);
+    for (size_t i = run.i0; i < run.i1; ++i) p = sym::Mul(p, (*input_)[i]);
+    return p;
+  }
+
+  // What each entry of the new target is: its constant (0 copies the input's dim at its
+  // place), or the product of input dims [first, last].
+  absl::Status Plan() {
+    constant_ = entries_;
+    computed_.assign(entries_.size(), std::nullopt);
+    bool changed = false;
+    for (const Run& run : runs_) {
+      sym::MaybeExpr product = Product(run);
+      if (!product) return absl::FailedPreconditionError("an input dim is not known");
+      if (product->IsConstant()) continue;  // static dims: the literals are right at any size
+      if (run.j1 - run.j0 != 1) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("the target splits the dynamic ", product->ToString(kMaxExprText),
+                         " into several literals; which of them follows it is not known"));
+      }
+      // Every entry that follows a dynamic run is written anew, computed ones too: the target
+      // becomes one tensor.
+      const size_t j = run.j0;
+      changed = changed || literal_[j];
+      if (run.i1 - run.i0 == 1 && run.i0 == j) {
+        constant_[j] = 0;  // Reshape's 0: the input's dim at the same place
+      } else {
+        computed_[j] = std::make_pair(run.i0, run.i1 - 1);
+      }
+    }
+    if (!changed) {
+      return absl::FailedPreconditionError("no literal of the target stands for a dynamic dim");
+    }
+    return absl::OkStatus();
+  }
+
+  // The plan's target for Reshape `node`, from its own input.
+  FixIt EmitAt(int node) const {
+    const ir::Graph& g = analysis_.model().graph();
+    const ir::Node n = g.node(node);
+    FixBuilder b(analysis_, node, Applicability::kSafe, "");
+    std::string target;
+    if (std::none_of(computed_.begin(), computed_.end(), [](const auto& c) { return c; })) {
+      target = b.Ints(constant_);
+    } else {
+      std::vector<std::string> parts;
+      for (size_t j = 0; j < constant_.size(); ++j) {
+        parts.push_back(computed_[j]
+                            ? b.ProductOfDims(n.input(0), computed_[j]->first, computed_[j]->second)
+                            : b.Ints({constant_[j]}));
+      }
+      target = b.Add("Concat", parts, {{{"axis", 0}}, {}}, "shape");
+    }
+    b.Rewire(node, 1, target);
+    if (int producer = g.Producer(n.input(1)); producer >= 0) b.DropIfUnread(producer);
+    FixIt fix = std::move(b).Take();
+    fix.description = absl::StrCat("the Reshape target follows the input's dims: [",
+                                   absl::StrJoin(TargetText(constant_), ", "), "]");
+    return fix;
+  }
+
+  // The new target as expressions: the dims an entry follows, or its constant.
+  std::vector<std::string> TargetText(const std::vector<int64_t>& constant) const {
+    std::vector<std::string> parts;
+    for (size_t j = 0; j < constant.size(); ++j) {
+      std::string text = absl::StrCat(constant[j]);
+      for (const Run& r : runs_) {
+        sym::MaybeExpr p = r.j0 == j && r.j1 == j + 1 ? Product(r) : std::nullopt;
+        if (p && !p->IsConstant()) text = p->ToString(kMaxExprText);
+      }
+      parts.push_back(text);
+    }
+    return parts;
+  }
+
+  const Analysis& analysis_;
+  const ir::Node node_;
+  const int index_;
+  const sym::Binding& at_;
+  const std::vector<sym::MaybeExpr>* input_ = nullptr;
+  std::vector<int64_t> dims_;     // the input's dims at the witness
+  std::vector<int64_t> entries_;  // the target at the witness, 0 resolved
+  std::vector<bool> literal_;     // the entry is a literal other than 0
+  std::vector<Run> runs_;
+  std::vector<int64_t> constant_;
+  std::vector<std::optional<std::pair<size_t, size_t>>> computed_;
+};
+
+// True when Reshape `other` takes a tensor of `node`'s input dims at the witness to `node`'s
+// literal target: the same view, traced once per layer. (Its input may be static for now: the
+// first layer's bake fixes every later layer's sizes.)
+bool SameBake(const Analysis& analysis, int node, int other) {
+  const ir::Graph& g = analysis.model().graph();
+  const ir::Node a = g.node(node), b = g.node(other);
+  if (other == node || b.op_type() != "Reshape" || b.input_size() < 2) return false;
+  const infer::TensorFact* ta = analysis.inference().Find(a.input(1));
+  const infer::TensorFact* tb = analysis.inference().Find(b.input(1));
+  if (tb == nullptr || !tb->values || ta->values->size() != tb->values->size()) return false;
+  for (size_t j = 0; j < ta->values->size(); ++j) {
+    const infer::Element& ea = (*ta->values)[j];
+    const infer::Element& eb = (*tb->values)[j];
+    if (ea.value != eb.value || !ea.value || !ea.value->IsConstant()) return false;
+    const infer::Origin* o = analysis.inference().OriginOf(eb.origin);
+    if (o == nullptr || !o->IsLiteral()) return false;
+  }
+  if (b.IntAttribute("allowzero").value_or(0) != 0) return false;
+  auto da = analysis.DimsAt(a.input(0), analysis.witness());
+  auto db = analysis.DimsAt(b.input(0), analysis.witness());
+  return da && db && *da == *db;
+}
+
+void AddRepair(const Analysis& analysis, const Cause* cause, int node, Finding& f,
+               const sym::Binding* at = nullptr) {
+  if (cause != nullptr && cause->graph != &analysis.model().graph()) {
+    f.unfixable = "the Reshape is in a subgraph";
+    return;
+  }
+  absl::StatusOr<FixIt> fix =
+      TargetRepair(analysis, node, at != nullptr ? *at : analysis.witness()).Build();
+  if (fix.ok() && at != nullptr) {
+    for (const auto& [symbol, size] : at->values()) fix->holds_at.emplace_back(symbol, size);
+    std::sort(fix->holds_at.begin(), fix->holds_at.end());
+  }
+  if (fix.ok()) {
+    f.fix_it = *std::move(fix);
+  } else {
+    f.unfixable = std::string(fix.status().message());
+  }
+}
+
+// The same repair at every Reshape no finding names that holds the same bake as `f`'s.
+void AddSiblings(const Analysis& analysis, absl::flat_hash_set<int>& reported, Finding& f) {
+  if (!f.fix_it || f.node.graph != "main") return;
+  TargetRepair repair(analysis, f.node.index);
+  if (!repair.Build().ok()) return;
+  const ir::Graph& g = analysis.model().graph();
+  for (int i = 0; i < g.num_nodes(); ++i) {
+    if (reported.contains(i) || !SameBake(analysis, f.node.index, i)) continue;
+    reported.insert(i);
+    f.fix_it->siblings.push_back(repair.BuildLike(i));
+  }
+  if (!f.fix_it->siblings.empty()) {
+    absl::StrAppend(&f.fix_it->description, "; the same in ", f.fix_it->siblings.size(),
+                    " other Reshape", f.fix_it->siblings.size() == 1 ? "" : "s",
+                    " with this target for a tensor of the same size");
+  }
+}
+
 class BakedReshapeTarget : public Rule {
  public:
   using Rule::Rule;
@@ -112,6 +390,7 @@ class BakedReshapeTarget : public Rule {
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     absl::flat_hash_set<int> reported;
+    const size_t first = out.size();  // `out` holds the findings of the rules before this one
     for (const Cause& cause : analysis.causes()) {
       if (!Owns(cause)) continue;
       if (cause.graph == &analysis.model().graph()) reported.insert(cause.node);
@@ -130,13 +409,19 @@ class BakedReshapeTarget : public Rule {
           "build the target from the input's shape or use 0 and -1 for dims that follow the "
           "input: x.flatten(1) or x.reshape(x.shape[0], -1) instead of "
           "x.view(int(x.size(0)), -1)";
+      AddRepair(analysis, &cause, cause.node, f);
       out.push_back(std::move(f));
     }
     const ir::Graph& g = analysis.model().graph();
+    const size_t causes_end = out.size();
     for (int i = 0; i < g.num_nodes(); ++i) {
       if (g.node(i).op_type() != "Reshape" || reported.contains(i)) continue;
-      if (auto f = LiteralBatch(analysis, i)) out.push_back(std::move(*f));
+      if (auto f = LiteralBatch(analysis, i)) {
+        reported.insert(i);
+        out.push_back(std::move(*f));
+      }
     }
+    for (size_t k = first; k < causes_end; ++k) AddSiblings(analysis, reported, out[k]);
   }
 
  private:
@@ -215,6 +500,10 @@ class BakedReshapeTarget : public Rule {
     }
     f.counterexample = std::move(c);
     f.severity = Severity::kError;
+    // The target is right where the literal is the input's dim, whatever the witness says of it.
+    sym::Binding right = analysis.witness();
+    right.Set(name, *literal);
+    AddRepair(analysis, nullptr, node, f, &right);
     f.fix =
         "x.flatten(1) or x.reshape(x.shape[0], -1) instead of x.view(int(x.size(0)), -1); "
         "never pass int() of a size to view/reshape";

@@ -7,10 +7,50 @@
 // as a module parameter).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/fix_builder.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
 namespace {
+
+// The size the weight gives `symbol` on its own, from the finding's witness: nullopt when the
+// weight fixes only a relation of several dims (two inputs concatenated into its features).
+std::optional<int64_t> FixedSize(const Finding& f, const std::string& symbol) {
+  if (!f.witness || !f.witness->relations.empty()) return std::nullopt;
+  for (const SymbolRange& r : f.witness->ranges) {
+    if (r.symbol == symbol && r.min && r.max && *r.min == *r.max) return *r.min;
+  }
+  return std::nullopt;
+}
+
+// The repair of the declaration: each dim the weight fixes declared as its size, wherever the
+// graph names it (inputs, outputs, value_info), or at its input's axis when it has no name.
+void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f) {
+  FixBuilder b(analysis, -1, Applicability::kSafe, "");
+  std::vector<std::string> sizes;
+  for (const std::string& symbol : cause.symbols) {
+    std::optional<int64_t> size = FixedSize(f, symbol);
+    if (!size) {
+      f.unfixable = absl::StrCat("the weight fixes a relation of ",
+                                 absl::StrJoin(cause.symbols, ", "), ", not each of them");
+      return;
+    }
+    sizes.push_back(absl::StrCat(symbol, " = ", *size));
+    b.DeclareSymbol(symbol, *size);
+  }
+  FixIt fix = std::move(b).Take();
+  fix.description =
+      absl::StrCat("declare ", absl::StrJoin(sizes, ", "), ", the size the weight fixes");
+  // Where the weight meets the dim by broadcasting (x + pos), size 1 runs too: the declaration
+  // would refuse it, so the fix is unsafe.
+  for (const Pin* pin : cause.pins) {
+    if (pin->requirement->relation != infer::Relation::kBroadcastable) continue;
+    fix.applicability = Applicability::kUnsafe;
+    absl::StrAppend(&fix.description, " (size 1 broadcasts as well, and is refused then)");
+    break;
+  }
+  f.fix_it = std::move(fix);
+}
 
 class DimFixedByWeight : public Rule {
  public:
@@ -35,6 +75,7 @@ class DimFixedByWeight : public Rule {
       f.fix =
           "declare these dims static (drop them from dynamic_axes / dynamic_shapes), or change "
           "the layer if the model is meant to take other sizes";
+      AddDeclarationFix(analysis, cause, f);
       out.push_back(std::move(f));
     }
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "lint/rule.h"
+#include "shapelint/lint/fix.h"
 #include "shapelint/lint/lint.h"
 
 namespace shapelint::lint {
@@ -39,6 +40,11 @@ const std::vector<RuleInfo>& AllRules() {
 
 absl::StatusOr<std::vector<Finding>> Lint(const ir::Model& model, const LintOptions& options) {
   return RunRules(model, options, Registry());
+}
+
+absl::StatusOr<FixResult> Fix(std::string_view model_bytes, const std::string& source,
+                              const FixOptions& options) {
+  return FixWithRules(model_bytes, source, options, Registry());
 }
 
 }  // namespace shapelint::lint

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lint/export_ranges.h"
+#include "lint/fix_builder.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -120,6 +121,13 @@ class SpecializedDim : public Rule {
         "arithmetic on it); export with Dim.DYNAMIC for this axis to make torch name the line "
         "that specializes ",
         symbol);
+    // Unsafe: the declaration then says what the graph computes, but gives up the dynamic axis
+    // asked for, which eager PyTorch may well run at.
+    FixBuilder b(analysis, -1, Applicability::kUnsafe, "");
+    b.DeclareSymbol(symbol, size);
+    f.fix_it = std::move(b).Take();
+    f.fix_it->description =
+        absl::StrCat("declare ", symbol, " = ", size, ", the size torch.export specialized it to");
     return f;
   }
 };

@@ -10,6 +10,7 @@
 // computed from the inputs (a pooled map, a count) was fixed upstream: the walk goes on to find
 // where.
 #include "absl/strings/str_cat.h"
+#include "lint/fix_builder.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -41,6 +42,13 @@ class SqueezeDynamicAxis : public Rule {
       f.fix =
           "export with opset 11 or later (torch then squeezes only a dim of size 1), or declare "
           "the axis static if it is always 1";
+      // Unsafe: declaring the axis 1 is what the graph runs at, but eager PyTorch runs at other
+      // sizes too (its squeeze keeps a larger dim), which the model then refuses.
+      FixBuilder b(analysis, -1, Applicability::kUnsafe, "");
+      b.DeclareSymbol(symbol, 1);
+      f.fix_it = std::move(b).Take();
+      f.fix_it->description =
+          absl::StrCat("declare ", symbol, " = 1, the only size the Squeeze takes");
       out.push_back(std::move(f));
     }
   }

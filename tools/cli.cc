@@ -118,6 +118,7 @@ int RunUnguarded(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!args.empty() && args[0] == "confirm") {
     return RunConfirm({args.begin() + 1, args.end()}, out, err);
   }
+  if (!args.empty() && args[0] == "fix") return RunFix({args.begin() + 1, args.end()}, out, err);
   if (!args.empty() && args[0] == "shapes") {
     return RunShapes({args.begin() + 1, args.end()}, out, err);
   }

@@ -21,6 +21,7 @@ constexpr std::string_view kIntroduction =
        onnx-shapelint shapes [--format FORMAT] [--dims NAME=SIZE,...] MODEL...
        onnx-shapelint probe [--format FORMAT] --dims SIZES [--dims SIZES]... MODEL...
        onnx-shapelint confirm MODEL [--dims SIZES]
+       onnx-shapelint fix MODEL -o OUT [--diff] [--unsafe-fixes] [OPTIONS]
 
 Finds sizes of the example input baked into ONNX models exported with dynamic
 axes: graphs that work at the export size and fail, or silently return another
@@ -44,7 +45,7 @@ its shape as expressions over the input dims, the values of small integer
 tensors (shape computations), and notes on ops it does not model.
 )";
 
-constexpr std::string_view kProbeAndExitStatus = R"(
+constexpr std::string_view kProbeConfirmFix = R"(
 'probe' evaluates each model at the sizes of each --dims, without running it:
 the output shapes there next to the declared ones, and the first node that
 would fail, with the reason. SIZES is a comma-separated list of
@@ -57,11 +58,21 @@ breaks.
 'confirm' lints MODEL and runs each error's counterexample on ONNX Runtime,
 through the Python package (pip install onnx-shapelint onnxruntime).
 
+'fix' writes MODEL repaired to OUT: each finding whose rule has a fix is
+rewritten so that the size is computed from the input's shape, and the
+result is kept only when ONNX's checker accepts it, its outputs keep their
+shapes where MODEL works, and linting it finds no new finding. It takes
+--select, --ignore, --export-dims, --dynamic, --static, --config and
+--isolated as linting does, and lists what it could not fix, with why.
+)";
+
+constexpr std::string_view kExitStatus = R"(
 Exit status:
   0  no finding at or above --fail-on
   1  at least one finding at or above --fail-on
   2  usage error, or a model could not be loaded (the others are still
      linted and reported)
+'fix' exits 0 when no error is left, 1 when one is, 2 when it cannot run.
 )";
 
 // "  -v, --verbose       Text report: ...", the text's further lines under its first.
@@ -98,7 +109,8 @@ std::string ListedOptions(std::span<const OptionSpec> table) {
 std::string HelpText() {
   return absl::StrCat(std::string(kIntroduction), ListedOptions(LintOptionTable()),
                       std::string(kShapes), ListedOptions(ShapesOptionTable()),
-                      std::string(kProbeAndExitStatus));
+                      std::string(kProbeConfirmFix), ListedOptions(FixOptionTable()),
+                      std::string(kExitStatus));
 }
 
 }  // namespace shapelint::cli

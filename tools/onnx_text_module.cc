@@ -1,5 +1,6 @@
-// The module onnx-shapelint-text.so: libonnx's text parser, which the onnx-shapelint binary
-// loads the first time it reads a model in ONNX's text format (lib/ir/onnx_text.h). The binary
+// The module onnx-shapelint-text.so: libonnx's text parser and checker, which the onnx-shapelint
+// binary loads the first time it reads a model in ONNX's text format or checks a fixed model
+// (lib/ir/onnx_text.h). The binary
 // may have protobuf built in, so the model crosses serialized, as bytes.
 #include <string>
 #include <string_view>
@@ -25,4 +26,13 @@ __attribute__((visibility("default"))) bool shapelint_parse_onnx_text(const char
   }
   append(sink, out.data(), out.size());
   return true;
+}
+
+__attribute__((visibility("default"))) int shapelint_check_onnx_model(const char* data,
+                                                                      std::size_t size, void* sink,
+                                                                      ShapelintTextSink append) {
+  std::string message;
+  const auto result = shapelint::ir::CheckOnnxModel(std::string_view(data, size), message);
+  append(sink, message.data(), message.size());
+  return static_cast<int>(result);
 }

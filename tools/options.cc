@@ -337,6 +337,34 @@ constexpr std::array kProbeOptions = {
     kSubcommandEnd,
 };
 
+// `fix` reads the rules and sizes as linting does; its section of --help lists its own.
+constexpr std::array kFixOptions = {
+    OptionSpec{.name = "--output",
+               .alias = "-o",
+               .value_name = "OUT",
+               .help = "Write the fixed model to OUT (never the input itself;\n"
+                       "written to a temporary file, then renamed).",
+               .apply = ApplyOutput},
+    OptionSpec{.name = "--diff",
+               .help = "Print the graph changes (nodes added, removed and\n"
+                       "rewired, declarations) instead of writing a model.",
+               .apply = ApplyFlag<&Options::diff>},
+    OptionSpec{.name = "--unsafe-fixes",
+               .help = "Also apply fixes that change outputs where the model\n"
+                       "works (docs/fix.md).",
+               .apply = ApplyFlag<&Options::unsafe_fixes>},
+    OptionSpec{.name = "--select", .value_name = "RULES", .apply = ApplySelect},
+    OptionSpec{.name = "--extend-select", .value_name = "RULES", .apply = ApplyExtendSelect},
+    OptionSpec{.name = "--ignore", .value_name = "RULES", .apply = ApplyIgnore},
+    OptionSpec{.name = "--export-dims", .value_name = "SIZES", .apply = ApplyExportDims},
+    OptionSpec{.name = "--dynamic", .value_name = "INPUT:AXIS[=NAME]", .apply = ApplyDynamic},
+    OptionSpec{.name = "--static", .value_name = "NAME=SIZE", .apply = ApplyStatic},
+    OptionSpec{.name = "--config", .value_name = "FILE", .apply = ApplyConfig},
+    OptionSpec{.name = "--isolated", .apply = ApplyFlag<&Options::isolated>},
+    kSubcommandHelp,
+    kSubcommandEnd,
+};
+
 const OptionSpec* Find(std::span<const OptionSpec> table, const std::string& option) {
   for (const OptionSpec& spec : table) {
     if (option == spec.name || (!spec.alias.empty() && option == spec.alias)) return &spec;
@@ -361,6 +389,7 @@ absl::StatusOr<lint::ProbeSpec> ParseSizeList(const std::string& option, const s
 std::span<const OptionSpec> LintOptionTable() { return kLintOptions; }
 std::span<const OptionSpec> ShapesOptionTable() { return kShapesOptions; }
 std::span<const OptionSpec> ProbeOptionTable() { return kProbeOptions; }
+std::span<const OptionSpec> FixOptionTable() { return kFixOptions; }
 
 std::optional<UsageError> ParseArguments(const std::vector<std::string>& args,
                                          std::span<const OptionSpec> table,

@@ -39,6 +39,8 @@ struct Options {
   bool quiet = false;
   bool verbose = false;
   bool statistics = false;
+  bool unsafe_fixes = false;          // `fix`: apply unsafe fix-its too
+  bool diff = false;                  // `fix`: print the graph changes instead of writing
   int jobs = 0;                       // 0: one per core
   std::optional<std::string> config;  // --config: this file for every model
   bool isolated = false;              // --isolated: no configuration file at all
@@ -79,6 +81,7 @@ struct OptionSpec {
 std::span<const OptionSpec> LintOptionTable();
 std::span<const OptionSpec> ShapesOptionTable();
 std::span<const OptionSpec> ProbeOptionTable();
+std::span<const OptionSpec> FixOptionTable();
 
 // Reads `args` by the options in `table` into `options`; other arguments are MODELs. A value
 // follows its option as the next argument, or after '=' (--format=json); an argument that

@@ -20,6 +20,10 @@ int RunProbe(const std::vector<std::string>& args, std::ostream& out, std::ostre
 // cannot start it.
 int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// `fix MODEL -o OUT [--diff] [--unsafe-fixes] [lint options]`: the model with the fix-its of
+// its findings applied and proven (lint::Fix), and what could not be fixed.
+int RunFix(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace shapelint::cli
 
 #endif  // SHAPELINT_TOOLS_SUBCOMMANDS_H_

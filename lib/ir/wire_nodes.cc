@@ -10,19 +10,21 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "ir/skim.h"
 #include "ir/wire.h"
+#include "ir/wire_fields.h"
 
 namespace shapelint::ir {
 namespace {
 
-// Field numbers from onnx.proto.
-constexpr uint64_t kModelGraph = 7;
-constexpr uint64_t kModelFunctions = 25;
-constexpr uint64_t kGraphNode = 1;
-constexpr uint64_t kGraphInitializer = 5;
-constexpr uint64_t kTensorExternalData = 13;
-constexpr uint64_t kTensorDataLocation = 14;
-constexpr uint64_t kExternal = 1;
-constexpr uint64_t kNodeInput = 1;
+using wire::kExternal;
+using wire::kGraphInitializer;
+using wire::kGraphNode;
+using wire::kModelFunctions;
+using wire::kModelGraph;
+using wire::kNodeInput;
+using wire::kTensorDataLocation;
+using wire::kTensorExternalData;
+
+// Field numbers from onnx.proto (the shared ones in wire_fields.h).
 constexpr uint64_t kNodeOutput = 2;
 constexpr uint64_t kNodeName = 3;
 constexpr uint64_t kNodeOpType = 4;

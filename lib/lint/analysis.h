@@ -99,6 +99,8 @@ class Analysis {
     example_ = std::move(example);
     solution_.Prefer(example_);
   }
+  // Moves the witness to `sizes` where the model works there (LintOptions::witness_hint).
+  void PreferWitness(const sym::Binding& sizes) { solution_.Prefer(sizes); }
   // A binding at the example sizes, moving one of `symbols`, at which the graph fails at `node`
   // of `graph` or downstream of it (GraphEvaluator::FailureNearExample).
   std::optional<Counterexample> FailureNearExample(const std::vector<std::string>& symbols,

@@ -70,11 +70,22 @@ absl::StatusOr<PreparedAnalysis> PrepareAnalysis(const ir::Model& given,
     analysis.SetExample(*std::move(example));
   }
   AddRecordedExampleSizes(analysis);
+  if (!options.witness_hint.empty() && !analysis.has_example()) {
+    sym::Binding hint;
+    for (const auto& [symbol, size] : options.witness_hint) hint.Set(symbol, size);
+    analysis.PreferWitness(hint);
+  }
   return prepared;
 }
 
 absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const LintOptions& options,
                                               absl::Span<const RuleFactory> registry) {
+  return RunRules(given, options, registry, [](const Analysis&) {});
+}
+
+absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const LintOptions& options,
+                                              absl::Span<const RuleFactory> registry,
+                                              absl::FunctionRef<void(const Analysis&)> inspect) {
   std::vector<RuleInfo> infos;
   for (const RuleFactory& f : registry) infos.push_back(f.info);
   auto selected = SelectedRules(infos, options.select, options.ignore);
@@ -103,6 +114,7 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
     return std::tie(a.node.graph, a.node.index, a.rule) <
            std::tie(b.node.graph, b.node.index, b.rule);
   });
+  inspect(analysis);
   return findings;
 }
 

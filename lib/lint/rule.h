@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lint/analysis.h"
 #include "shapelint/lint/finding.h"
+#include "shapelint/lint/fix.h"
 #include "shapelint/lint/lint.h"
 
 namespace shapelint::lint {
@@ -55,6 +57,16 @@ struct RuleFactory {
 // model or name no rule of `registry` (lint::Lint), and when a rule reports above its level.
 absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& model, const LintOptions& options,
                                               absl::Span<const RuleFactory> registry);
+// The same, showing `inspect` the analysis the rules ran on once they have, before it is freed
+// (what lint::Fix compares between a model and its repair).
+absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& model, const LintOptions& options,
+                                              absl::Span<const RuleFactory> registry,
+                                              absl::FunctionRef<void(const Analysis&)> inspect);
+
+// lint::Fix with the rules of `registry` (shapelint/lint/fix.h).
+absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::string& source,
+                                       const FixOptions& options,
+                                       absl::Span<const RuleFactory> registry);
 
 }  // namespace shapelint::lint
 

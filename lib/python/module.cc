@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -29,6 +30,7 @@
 #include "shapelint/lint/config.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/finding_path.h"
+#include "shapelint/lint/fix.h"
 #include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
 #include "shapelint/report/probe.h"
@@ -416,6 +418,53 @@ py::object OptionalInt(const std::optional<int64_t>& value) {
 // for a static dim, the symbol's str for a named one, None otherwise; None for all of them when
 // the rank is unknown), and ranges: symbol -> [min, max] as torch.export recorded them (None
 // where unbounded).
+// A finding as fix reports it: rule, node and the fix's description or why it was left.
+py::dict FixEntry(const lint::Finding& f, const std::string& text) {
+  py::dict d;
+  d["rule"] = f.rule;
+  d["severity"] = std::string(lint::SeverityName(f.severity));
+  d["node"] = Utf8(f.node.label);
+  d["op_type"] = f.node.op_type;
+  d["text"] = Utf8(text);
+  return d;
+}
+
+// lint::Fix of the model: its bytes are read here (a path) or taken as given.
+py::dict FixModel(const py::object& model, const py::object& select, const py::object& ignore,
+                  const py::object& export_dims, const py::object& dynamic,
+                  const py::object& static_dims, bool unsafe_fixes) {
+  Input input = ToInput(model);
+  lint::FixOptions options{ToLintOptions(select, ignore, export_dims, dynamic, static_dims),
+                           unsafe_fixes};
+  absl::StatusOr<lint::FixResult> result = absl::UnknownError("not run");
+  {
+    py::gil_scoped_release release;
+    std::string bytes;
+    if (input.path) {
+      std::ifstream in(*input.path, std::ios::binary);
+      std::ostringstream all;
+      all << in.rdbuf();
+      bytes = std::move(all).str();
+    }
+    result = lint::Fix(input.path ? std::string_view(bytes) : input.data, input.source, options);
+  }
+  if (!result.ok()) RaiseStatus(result.status());
+  py::dict d;
+  d["model"] = py::bytes(result->model);
+  d["changed"] = result->changed;
+  py::list fixed, unfixed, diff, notes;
+  for (const lint::Finding& f : result->fixed) fixed.append(FixEntry(f, f.fix_it->description));
+  for (const lint::UnfixedFinding& u : result->unfixed)
+    unfixed.append(FixEntry(u.finding, u.reason));
+  for (const std::string& line : result->diff) diff.append(Utf8(line));
+  for (const std::string& note : result->notes) notes.append(Utf8(note));
+  d["fixed"] = fixed;
+  d["unfixed"] = unfixed;
+  d["diff"] = diff;
+  d["notes"] = notes;
+  return d;
+}
+
 py::list Inputs(const py::object& model) {
   Input input = ToInput(model);
   std::vector<lint::InputInfo> described;
@@ -554,6 +603,13 @@ void DefineModule(py::module_& m) {
         py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
         "The HTML page of the findings (docs/html.md), as --format html writes it: one "
         "self-contained document.");
+  m.def("fix", &FixModel, py::arg("model"), py::kw_only(), py::arg("select") = py::none(),
+        py::arg("ignore") = py::none(), py::arg("export_dims") = py::none(),
+        py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
+        py::arg("unsafe_fixes") = false,
+        "The model with its fixable findings repaired and proven (docs/fix.md): a dict with "
+        "'model' (bytes), 'changed', 'fixed' and 'unfixed' (rule, severity, node, op_type, "
+        "text), 'diff' and 'notes'.");
   m.def("inputs", &Inputs, py::arg("model"),
         "The graph inputs to feed: dicts with name, elem_type, dims (int, symbol str or None) "
         "and ranges (symbol -> (min, max) recorded by torch.export).");

@@ -161,15 +161,18 @@ def conv1d(b, x, prefix, n_in, n_out):
     return b.op("Reshape", y, size_out)
 
 
-def attention(b, x, prefix, layer, mask, hidden, heads):
-    """GPT2Attention of layer `layer`."""
+def attention(b, x, prefix, layer, mask, hidden, heads, baked):
+    """GPT2Attention of layer `layer`; `baked` (batch, seq): the head split's literal sizes."""
     head_dim = hidden // heads
     qkv = conv1d(b, x, prefix + ".c_attn", hidden, 3 * hidden)
     b.scope = scope_of(prefix)
     split = b.op("Split", qkv, b.const([hidden] * 3), axis=2, outputs=3)
 
     def split_heads(t):
-        t = b.op("Reshape", t, b.shape_of(b.dim(t, 0), b.dim(t, 1), heads, head_dim))
+        # view(int(t.size(0)), int(t.size(1)), ...) traced at `baked`: the bake onnx-shapelint
+        # fix repairs (the fix benchmark).
+        lead = baked if baked else (b.dim(t, 0), b.dim(t, 1))
+        t = b.op("Reshape", t, b.shape_of(*lead, heads, head_dim))
         return b.op("Transpose", t, perm=[0, 2, 1, 3])
 
     query, key, value = (split_heads(t) for t in split)
@@ -208,7 +211,7 @@ def gelu_new(b, x, scope):
     return b.op("Mul", half, b.op("Add", tanh, b.scalar(1.0)))
 
 
-def build(layers, hidden, heads, vocab, embedded, style):
+def build(layers, hidden, heads, vocab, embedded, style, baked=None):
     names = DIM_STYLES[style]
     batch, seq, past, total = names["batch"], names["seq"], names["past"], names["total"]
     positions = 1024
@@ -243,7 +246,8 @@ def build(layers, hidden, heads, vocab, embedded, style):
 
     for i in range(layers):
         p = f"transformer.h.{i}"
-        a = attention(b, layer_norm(b, h, p + ".ln_1", hidden), p + ".attn", i, mask, hidden, heads)
+        a = attention(b, layer_norm(b, h, p + ".ln_1", hidden), p + ".attn", i, mask, hidden, heads,
+                      baked)
         b.scope = f"/transformer/h.{i}"
         h = b.op("Add", a, h)
         m = conv1d(b, layer_norm(b, h, p + ".ln_2", hidden), p + ".mlp.c_fc", hidden, 4 * hidden)
@@ -283,15 +287,19 @@ def main():
                         help="dim names of the inputs and outputs (default: ort)")
     parser.add_argument("--check", action="store_true",
                         help="run onnx.checker (full_check) and shape inference on the result")
+    parser.add_argument("--bake-head-split", metavar="BATCH,SEQ",
+                        help="write each head split's target with these literal sizes, as "
+                             "view(int(x.size(0)), int(x.size(1)), ...) traced at them")
     parser.add_argument("--output", required=True)
     args = parser.parse_args()
+    baked = tuple(int(v) for v in args.bake_head_split.split(",")) if args.bake_head_split else None
     heads = args.heads or args.hidden // 64
     if args.hidden % heads:
         parser.error("--hidden must be a multiple of --heads")
 
     start = time.perf_counter()
     model = build(args.layers, args.hidden, heads, args.vocab, args.weights == "embedded",
-                  args.dims)
+                  args.dims, baked)
     data = model.SerializeToString()
     with open(args.output, "wb") as f:
         f.write(data)

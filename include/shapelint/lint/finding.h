@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "shapelint/lint/fix_it.h"
+
 namespace shapelint::lint {
 
 enum class Severity { kNote = 0, kWarning = 1, kError = 2 };
@@ -90,6 +92,10 @@ struct Finding {
   std::optional<Counterexample> counterexample;
   std::vector<Note> notes;  // blame chain and context, in order
   std::string fix;          // how to fix it, one sentence
+  // The graph edit that repairs it (onnx-shapelint fix), when the rule has one for this case;
+  // else, for a rule that repairs its findings, why this one cannot be (`unfixable`).
+  std::optional<FixIt> fix_it;
+  std::string unfixable;
   // Where the size entered in the PyTorch code: the source of the node the finding blames, when
   // the model records it.
   std::optional<SourceLocation> source;

@@ -51,6 +51,10 @@ struct LintOptions {
   // dim names to fix to a size (in inputs, outputs and value_info alike).
   std::vector<DynamicAxis> dynamic;
   std::vector<std::pair<std::string, int64_t>> static_dims;
+  // Sizes to put the witness at where the model works there, without taking them for the
+  // example's (no literal is reported for equalling them): lint::Fix's later rounds keep the
+  // sizes at which the model they started from worked.
+  std::vector<std::pair<std::string, int64_t>> witness_hint;
 };
 
 // Findings for `model`, sorted by graph position and rule, from the rules `options` select (see

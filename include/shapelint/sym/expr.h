@@ -196,6 +196,26 @@ struct LinearForm {
 // products or powers of symbols, no floor, min or max). nullopt otherwise.
 std::optional<LinearForm> AsLinear(const Expr& e);
 
+// An expression taken apart, for code that writes it out in another language (a fix-it that
+// computes a size with ONNX ops): constant + sum of coeff * product of atom^exponent, atoms
+// being symbols, floor(numerator / divisor), min(args) and max(args).
+struct AtomParts {
+  enum class Kind { kSymbol, kFloorDiv, kMin, kMax };
+  Kind kind = Kind::kSymbol;
+  std::string symbol;      // kSymbol
+  std::vector<Expr> args;  // kFloorDiv: the numerator; kMin, kMax: the arguments
+  int64_t divisor = 0;     // kFloorDiv, >= 2
+};
+struct TermParts {
+  int64_t coeff = 0;
+  std::vector<std::pair<AtomParts, int32_t>> factors;  // atom, exponent >= 1; canonical order
+};
+struct PolynomialParts {
+  int64_t constant = 0;
+  std::vector<TermParts> terms;  // canonical order
+};
+PolynomialParts Decompose(const Expr& e);
+
 // Cap on the number of terms of a polynomial (and arguments of min/max); past it, unknown.
 // (Monomial degree and the nesting of floor/min/max are capped at 64 as well.)
 inline constexpr size_t kMaxTerms = 64;

@@ -1,0 +1,120 @@
+// `onnx-shapelint fix`: the thin command over lint::Fix.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "shapelint/lint/fix.h"
+#include "tools/cli.h"
+#include "tools/help.h"
+#include "tools/lint_run.h"
+#include "tools/options.h"
+#include "tools/subcommands.h"
+#include "tools/write_file.h"
+
+namespace shapelint::cli {
+namespace {
+
+// The file's bytes, or nullopt when it cannot be read.
+std::optional<std::string> ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return std::move(bytes).str();
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+std::string Directory(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec).parent_path();
+  return std::filesystem::weakly_canonical(p, ec).string();
+}
+
+std::string Label(const lint::Finding& f) {
+  return absl::StrCat(f.rule, " ", f.node.op_type, " '", f.node.label, "'");
+}
+
+void PrintResult(const std::string& path, const lint::FixResult& r, bool diff, std::ostream& out) {
+  for (const lint::Finding& f : r.fixed) {
+    out << path << ": fixed " << Label(f) << ": " << f.fix_it->description << "\n";
+  }
+  for (const lint::UnfixedFinding& u : r.unfixed) {
+    out << path << ": left " << lint::SeverityName(u.finding.severity) << " " << Label(u.finding)
+        << ": " << u.reason << "\n";
+  }
+  for (const std::string& note : r.notes) out << path << ": note: " << note << "\n";
+  if (diff) {
+    for (const std::string& line : r.diff) out << line << "\n";
+  }
+  out << r.fixed.size() << (r.fixed.size() == 1 ? " finding" : " findings") << " fixed, "
+      << r.unfixed.size() << " left\n";
+}
+
+bool ErrorLeft(const lint::FixResult& r) {
+  for (const lint::UnfixedFinding& u : r.unfixed) {
+    if (u.finding.severity == lint::Severity::kError) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int RunFix(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options options;
+  if (std::optional<UsageError> e = ParseArguments(args, FixOptionTable(), "fix", options)) {
+    return ReportUsageError(err, e->message);
+  }
+  if (options.help) {
+    out << HelpText();
+    return kExitClean;
+  }
+  if (options.models.size() != 1 || options.models[0] == "-") {
+    return ReportUsageError(err, "fix takes one model file");
+  }
+  if (!options.output && !options.diff) return ReportUsageError(err, "fix needs -o OUT or --diff");
+  const std::string& path = options.models[0];
+  if (options.output && SameFile(path, *options.output)) {
+    err << kProgram << ": error: " << path
+        << ": refusing to overwrite the input; give another -o\n";
+    return kExitError;
+  }
+  std::vector<ModelJob> jobs = PlanJobs(ExpandModels(options.models), options);
+  if (jobs.size() != 1 || jobs[0].error) {
+    err << kProgram
+        << ": error: " << (jobs.size() == 1 ? *jobs[0].error : path + ": not a model file") << "\n";
+    return kExitError;
+  }
+  std::optional<std::string> bytes = ReadAll(path);
+  if (!bytes) {
+    err << kProgram << ": error: " << path << ": cannot read the file\n";
+    return kExitError;
+  }
+  absl::StatusOr<lint::FixResult> result =
+      lint::Fix(*bytes, path, {.lint = jobs[0].options, .unsafe_fixes = options.unsafe_fixes});
+  if (!result.ok()) {
+    err << kProgram << ": error: " << result.status().message() << "\n";
+    return kExitError;
+  }
+  if (options.output && !options.diff && result->has_external_data && result->changed &&
+      Directory(path) != Directory(*options.output)) {
+    err << kProgram << ": error: " << path
+        << ": its weights are in external files found relative to it; write the fixed model in "
+           "the same directory\n";
+    return kExitError;
+  }
+  PrintResult(path, *result, options.diff, out);
+  if (options.output && !options.diff) {
+    if (absl::Status st = WriteFileAtomically(*options.output, result->model); !st.ok()) {
+      err << kProgram << ": error: " << st.message() << "\n";
+      return kExitError;
+    }
+  }
+  return ErrorLeft(*result) ? kExitFindings : kExitClean;
+}
+
+}  // namespace shapelint::cli
