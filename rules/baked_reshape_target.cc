@@ -120,9 +120,9 @@ class TargetRepair {
       : TargetRepair(analysis, node, analysis.witness()) {}
 
   absl::StatusOr<FixIt> Build() {
-    if (node_.IntAttribute("allowzero").value_or(0) != 0) {
-      return absl::FailedPreconditionError("the Reshape has allowzero=1: 0 cannot copy a dim");
-    }
+    // torch.export writes allowzero=1: a 0 is then a dim of 0, and the dims that keep their
+    // place are computed like the others.
+    allow_zero_ = node_.IntAttribute("allowzero").value_or(0) != 0;
     const infer::TensorFact* input = analysis_.inference().Find(node_.input(0));
     const infer::TensorFact* target = analysis_.inference().Find(node_.input(1));
     auto dims = analysis_.DimsAt(node_.input(0), at_);
@@ -134,6 +134,9 @@ class TargetRepair {
     for (const infer::Element& e : *target->values) {
       auto v = e.value ? e.value->Evaluate(at_) : std::nullopt;
       if (!v) return absl::FailedPreconditionError("a target entry is not known at the witness");
+      if (*v == 0 && allow_zero_) {
+        return absl::FailedPreconditionError("the target holds a dim of 0 (allowzero=1)");
+      }
       entries_.push_back(*v == 0 && entries_.size() < dims_.size() ? dims_[entries_.size()] : *v);
       literal_.push_back(e.value && e.value->IsConstant() && *v != 0);
     }
@@ -210,15 +213,18 @@ class TargetRepair {
   // H or alone alike, and only one of them is what the literal stands for. The sizes at which
   // the model works then do not tell; the export sizes (--export-dims) would.
   absl::Status Unambiguous() const {
+    // A dim of 1 is as good a match for every literal 1 of the target: [b0, b1] at b0 = 1
+    // against [1, 1, 1, 5] may be [b0, 1, 1, b1] or [1, b0, 1, b1] (torch.kron's view).
+    const auto ones = std::count(entries_.begin(), entries_.end(), 1);
     for (const Run& run : runs_) {
-      if (run.i1 - run.i0 < 2) continue;
+      if (run.i1 - run.i0 < 2 && ones < 2) continue;
       for (size_t i = run.i0; i < run.i1; ++i) {
         const sym::MaybeExpr& d = (*input_)[i];
         if (dims_[i] != 1 || !d || d->IsConstant()) continue;
         return absl::FailedPreconditionError(absl::StrCat(
-            "at the sizes where the model works ", d->ToString(kMaxExprText),
-            " is 1, so which input dims the target's literals stand for is not known (give the "
-            "export sizes)"));
+            "where the target is right ", d->ToString(kMaxExprText),
+            " is 1, so which of its literals stands for it is not known (the export sizes tell "
+            "unless they are 1 too)"));
       }
     }
     return absl::OkStatus();
@@ -254,7 +260,7 @@ class TargetRepair {
       // becomes one tensor.
       const size_t j = run.j0;
       changed = changed || literal_[j];
-      if (run.i1 - run.i0 == 1 && run.i0 == j) {
+      if (run.i1 - run.i0 == 1 && run.i0 == j && !allow_zero_) {
         constant_[j] = 0;  // Reshape's 0: the input's dim at the same place
       } else {
         computed_[j] = std::make_pair(run.i0, run.i1 - 1);
@@ -309,6 +315,7 @@ class TargetRepair {
   const ir::Node node_;
   const int index_;
   const sym::Binding& at_;
+  bool allow_zero_ = false;
   const std::vector<sym::MaybeExpr>* input_ = nullptr;
   std::vector<int64_t> dims_;     // the input's dims at the witness
   std::vector<int64_t> entries_;  // the target at the witness, 0 resolved
@@ -335,7 +342,9 @@ bool SameBake(const Analysis& analysis, int node, int other) {
     const infer::Origin* o = analysis.inference().OriginOf(eb.origin);
     if (o == nullptr || !o->IsLiteral()) return false;
   }
-  if (b.IntAttribute("allowzero").value_or(0) != 0) return false;
+  if (b.IntAttribute("allowzero").value_or(0) != a.IntAttribute("allowzero").value_or(0)) {
+    return false;
+  }
   auto da = analysis.DimsAt(a.input(0), analysis.witness());
   auto db = analysis.DimsAt(b.input(0), analysis.witness());
   return da && db && *da == *db;

@@ -88,6 +88,24 @@ TEST_CASE("fix: x.view(int(x.size(0)), -1) follows the batch", "[lint][fix]") {
   CheckShapes(*fixed, "y", {{"N=1", {1, 48}}, {"N=5", {5, 48}}, {"N=7", {7, 48}}});
 }
 
+TEST_CASE("fix: with allowzero=1 (torch.export's Reshape) the batch is computed", "[lint][fix]") {
+  constexpr char kAllowZero[] = R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[N,3,4,4] x) => (float[N,48] y) {
+  shape = Constant <value = int64[2] {2, -1}> ()
+  y = Reshape <allowzero = 1> (x, shape)
+}
+)";
+  auto text = ir::LoadModelFromBytes(kAllowZero, "allowzero.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(text.ok());
+  FixResult r = FixOf((*text)->CompleteProto().SerializeAsString());
+  REQUIRE(r.fixed.size() == 1);
+  // A 0 would be a dim of 0 here: the target is Shape(x)[0] and -1, not [0, -1].
+  bool shape_read = false;
+  for (const std::string& line : r.diff) shape_read = shape_read || line.find("+ Shape") == 0;
+  CHECK(shape_read);
+  CheckShapes(*Load(r.model), "y", {{"N=1", {1, 48}}, {"N=5", {5, 48}}, {"N=7", {7, 48}}});
+}
+
 TEST_CASE("fix: kron's three views, the last revealed by the first two", "[lint][fix]") {
   FixResult r = FixOf(FixtureBytes("SL002/kron_decomposed.onnxtxt"));
   // torch.kron(a, b) for a: [s0, s1], b: [s2, s3] is [s0*s2, s1*s3].
