@@ -399,7 +399,7 @@ class BakedPoolKernel : public Rule {
       if (auto note = ExactTiling(analysis, cause, f)) f.notes.push_back({*note, std::nullopt});
       f.attribute = "kernel_shape";
       f.fix = kFix;
-      AttachFix(analysis, *cause.graph, node, /*pinned=*/true, f);
+      if (analysis.fixes_wanted()) AttachFix(analysis, *cause.graph, node, /*pinned=*/true, f);
       out.push_back(std::move(f));
     }
     ReportRecordedAdaptivePools(analysis, out);
@@ -511,7 +511,7 @@ class BakedPoolKernel : public Rule {
     c.node_fails = false;
     f.counterexample = std::move(c);
     f.fix = kFix;
-    AttachFix(analysis, g, n, /*pinned=*/false, f);
+    if (analysis.fixes_wanted()) AttachFix(analysis, g, n, /*pinned=*/false, f);
     return f;
   }
 };

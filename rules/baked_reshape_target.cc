@@ -352,6 +352,7 @@ bool SameBake(const Analysis& analysis, int node, int other) {
 
 void AddRepair(const Analysis& analysis, const Cause* cause, int node, Finding& f,
                const sym::Binding* at = nullptr) {
+  if (!analysis.fixes_wanted()) return;
   if (cause != nullptr && cause->graph != &analysis.model().graph()) {
     f.unfixable = "the Reshape is in a subgraph";
     return;

@@ -5,6 +5,8 @@
 // Claims: a failure whose failing node meets a trained weight (LiteralSource::Kind::kWeight:
 // a kernel or feature count the node contracts over, a per-channel vector, or a tensor named
 // as a module parameter).
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
@@ -26,8 +28,8 @@ std::optional<int64_t> FixedSize(const Finding& f, const std::string& symbol) {
 // The repair of the declaration: each dim the weight fixes declared as its size, wherever the
 // graph names it (inputs, outputs, value_info), or at its input's axis when it has no name.
 void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f) {
-  FixBuilder b(analysis, -1, Applicability::kSafe, "");
-  std::vector<std::string> sizes;
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::string> text;
   for (const std::string& symbol : cause.symbols) {
     std::optional<int64_t> size = FixedSize(f, symbol);
     if (!size) {
@@ -35,21 +37,18 @@ void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f)
                                  absl::StrJoin(cause.symbols, ", "), ", not each of them");
       return;
     }
-    sizes.push_back(absl::StrCat(symbol, " = ", *size));
-    b.DeclareSymbol(symbol, *size);
+    sizes.emplace_back(symbol, *size);
+    text.push_back(absl::StrCat(symbol, " = ", *size));
   }
-  FixIt fix = std::move(b).Take();
-  fix.description =
-      absl::StrCat("declare ", absl::StrJoin(sizes, ", "), ", the size the weight fixes");
   // Where the weight meets the dim by broadcasting (x + pos), size 1 runs too: the declaration
   // would refuse it, so the fix is unsafe.
-  for (const Pin* pin : cause.pins) {
-    if (pin->requirement->relation != infer::Relation::kBroadcastable) continue;
-    fix.applicability = Applicability::kUnsafe;
-    absl::StrAppend(&fix.description, " (size 1 broadcasts as well, and is refused then)");
-    break;
-  }
-  f.fix_it = std::move(fix);
+  const bool broadcasts = std::any_of(cause.pins.begin(), cause.pins.end(), [](const Pin* pin) {
+    return pin->requirement->relation == infer::Relation::kBroadcastable;
+  });
+  f.fix_it = DeclarationFix(
+      analysis, broadcasts ? Applicability::kUnsafe : Applicability::kSafe, sizes,
+      absl::StrCat("declare ", absl::StrJoin(text, ", "), ", the size the weight fixes",
+                   broadcasts ? " (size 1 broadcasts as well, and is refused then)" : ""));
 }
 
 class DimFixedByWeight : public Rule {
@@ -75,7 +74,7 @@ class DimFixedByWeight : public Rule {
       f.fix =
           "declare these dims static (drop them from dynamic_axes / dynamic_shapes), or change "
           "the layer if the model is meant to take other sizes";
-      AddDeclarationFix(analysis, cause, f);
+      if (analysis.fixes_wanted()) AddDeclarationFix(analysis, cause, f);
       out.push_back(std::move(f));
     }
   }

@@ -175,11 +175,13 @@ class FoldedConstant : public Rule {
           "compute the tensor from the input's size inside the model (slice the table with "
           "x.shape[1], build masks with torch.arange(x.shape[1])) instead of a Python int, so "
           "that the exporter keeps it dynamic";
-      absl::StatusOr<FixIt> fix = OperandRepair(analysis, cause).Build();
-      if (fix.ok()) {
-        f.fix_it = *std::move(fix);
-      } else {
-        f.unfixable = std::string(fix.status().message());
+      if (analysis.fixes_wanted()) {
+        absl::StatusOr<FixIt> fix = OperandRepair(analysis, cause).Build();
+        if (fix.ok()) {
+          f.fix_it = *std::move(fix);
+        } else {
+          f.unfixable = std::string(fix.status().message());
+        }
       }
       out.push_back(std::move(f));
     }

@@ -47,4 +47,8 @@ absl::StatusOr<FixResult> Fix(std::string_view model_bytes, const std::string& s
   return FixWithRules(model_bytes, source, options, Registry());
 }
 
+absl::StatusOr<FixResult> FixFile(const std::string& path, const FixOptions& options) {
+  return FixFileWithRules(path, options, Registry());
+}
+
 }  // namespace shapelint::lint

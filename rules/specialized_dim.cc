@@ -123,11 +123,11 @@ class SpecializedDim : public Rule {
         symbol);
     // Unsafe: the declaration then says what the graph computes, but gives up the dynamic axis
     // asked for, which eager PyTorch may well run at.
-    FixBuilder b(analysis, -1, Applicability::kUnsafe, "");
-    b.DeclareSymbol(symbol, size);
-    f.fix_it = std::move(b).Take();
-    f.fix_it->description =
-        absl::StrCat("declare ", symbol, " = ", size, ", the size torch.export specialized it to");
+    if (analysis.fixes_wanted()) {
+      f.fix_it = DeclarationFix(analysis, Applicability::kUnsafe, {{symbol, size}},
+                                absl::StrCat("declare ", symbol, " = ", size,
+                                             ", the size torch.export specialized it to"));
+    }
     return f;
   }
 };

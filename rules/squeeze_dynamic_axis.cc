@@ -44,11 +44,11 @@ class SqueezeDynamicAxis : public Rule {
           "the axis static if it is always 1";
       // Unsafe: declaring the axis 1 is what the graph runs at, but eager PyTorch runs at other
       // sizes too (its squeeze keeps a larger dim), which the model then refuses.
-      FixBuilder b(analysis, -1, Applicability::kUnsafe, "");
-      b.DeclareSymbol(symbol, 1);
-      f.fix_it = std::move(b).Take();
-      f.fix_it->description =
-          absl::StrCat("declare ", symbol, " = 1, the only size the Squeeze takes");
+      if (analysis.fixes_wanted()) {
+        f.fix_it = DeclarationFix(
+            analysis, Applicability::kUnsafe, {{symbol, 1}},
+            absl::StrCat("declare ", symbol, " = 1, the only size the Squeeze takes"));
+      }
       out.push_back(std::move(f));
     }
   }

@@ -1,7 +1,5 @@
 // `onnx-shapelint fix`: the thin command over lint::Fix.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "shapelint/lint/fix.h"
 #include "tools/cli.h"
@@ -13,16 +11,6 @@
 
 namespace shapelint::cli {
 namespace {
-
-// The file's bytes, or nullopt when it cannot be read.
-std::optional<std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(bytes).str();
-}
 
 bool SameFile(const std::string& a, const std::string& b) {
   std::error_code ec;
@@ -89,13 +77,8 @@ int RunFix(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << ": error: " << (jobs.size() == 1 ? *jobs[0].error : path + ": not a model file") << "\n";
     return kExitError;
   }
-  std::optional<std::string> bytes = ReadAll(path);
-  if (!bytes) {
-    err << kProgram << ": error: " << path << ": cannot read the file\n";
-    return kExitError;
-  }
   absl::StatusOr<lint::FixResult> result =
-      lint::Fix(*bytes, path, {.lint = jobs[0].options, .unsafe_fixes = options.unsafe_fixes});
+      lint::FixFile(path, {.lint = jobs[0].options, .unsafe_fixes = options.unsafe_fixes});
   if (!result.ok()) {
     err << kProgram << ": error: " << result.status().message() << "\n";
     return kExitError;

@@ -99,6 +99,9 @@ class Analysis {
     example_ = std::move(example);
     solution_.Prefer(example_);
   }
+  // Whether the rules are to give their findings fix-its (LintOptions::fix_its).
+  bool fixes_wanted() const { return fixes_wanted_; }
+  void WantFixes() { fixes_wanted_ = true; }
   // Moves the witness to `sizes` where the model works there (LintOptions::witness_hint).
   void PreferWitness(const sym::Binding& sizes) { solution_.Prefer(sizes); }
   // A binding at the example sizes, moving one of `symbols`, at which the graph fails at `node`
@@ -135,6 +138,7 @@ class Analysis {
   sym::Binding example_;
   std::vector<Cause> causes_;
   std::vector<std::string> weight_symbols_;  // sorted
+  bool fixes_wanted_ = false;
 };
 
 // The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/file_bytes.h"
 #include "ir/onnx_text.h"
 #include "ir/rewrite.h"
 #include "lint/analysis.h"
@@ -40,9 +41,10 @@ sym::Binding BindingOf(const Sizes& sizes) {
 }
 
 // Lints `model`, keeping the witness and the outputs' dims at `at` (its own witness when null).
-absl::StatusOr<Snapshot> LintAndMeasure(const ir::Model& model, const LintOptions& options,
+absl::StatusOr<Snapshot> LintAndMeasure(const ir::Model& model, LintOptions options,
                                         absl::Span<const RuleFactory> registry, const Sizes* at) {
   Snapshot snap;
+  options.fix_its = true;
   auto findings = RunRules(model, options, registry, [&](const Analysis& analysis) {
     for (const auto& [symbol, size] : analysis.witness().values()) snap.witness[symbol] = size;
     const sym::Binding binding = BindingOf(at != nullptr ? *at : snap.witness);
@@ -334,23 +336,23 @@ bool Overlap(const FixIt& a, const FixIt& b) {
   return false;
 }
 
-// The findings whose fix-its can go together, in order; the others join `result.unfixed`.
+// The findings whose fix-its can go together, in order; the others join `unfixed`.
 std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const FixOptions& options,
-                                   FixResult& result) {
+                                   std::vector<UnfixedFinding>& unfixed) {
   std::vector<const Finding*> chosen;
   for (const Finding& f : findings) {
     if (!f.fix_it) {
       if (f.severity != Severity::kNote || !f.unfixable.empty()) {
-        result.unfixed.push_back(
-            {f, f.unfixable.empty() ? absl::StrCat(f.rule, " (", f.name, ") has no fix for this")
-                                    : f.unfixable});
+        unfixed.push_back({f, f.unfixable.empty()
+                                  ? absl::StrCat(f.rule, " (", f.name, ") has no fix for this")
+                                  : f.unfixable});
       }
       continue;
     }
     if (f.fix_it->applicability == Applicability::kUnsafe && !options.unsafe_fixes) {
-      result.unfixed.push_back({f, absl::StrCat("an unsafe fix (it changes what the model ",
-                                                "computes where it works), applied with ",
-                                                "--unsafe-fixes: ", f.fix_it->description)});
+      unfixed.push_back({f, absl::StrCat("an unsafe fix (it changes what the model ",
+                                         "computes where it works), applied with ",
+                                         "--unsafe-fixes: ", f.fix_it->description)});
       continue;
     }
     const Finding* clash = nullptr;
@@ -358,8 +360,8 @@ std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const F
       if (Overlap(*c->fix_it, *f.fix_it)) clash = c;
     }
     if (clash != nullptr) {
-      result.unfixed.push_back({f, absl::StrCat("its fix edits what the fix of ", Where(*clash),
-                                                " edits; fix the output again")});
+      unfixed.push_back({f, absl::StrCat("its fix edits what the fix of ", Where(*clash),
+                                         " edits; fix the output again")});
       continue;
     }
     chosen.push_back(&f);
@@ -394,12 +396,10 @@ absl::StatusOr<Round> FixRound(std::string_view bytes, const std::string& source
   if (first) {
     for (const Finding& f : original->findings) known.insert(KeyOf(**model, f));
   }
-  FixResult chosen_result;
   Round round;
   round.bytes = std::string(bytes);
   round.witness = original->witness;
-  std::vector<const Finding*> chosen = Choose(original->findings, options, chosen_result);
-  round.unfixed = std::move(chosen_result.unfixed);
+  std::vector<const Finding*> chosen = Choose(original->findings, options, round.unfixed);
   if (chosen.empty()) return round;
   Fixer fixer(bytes, **model, options, registry, *original, known, external_data);
   Proof all = fixer.Try(chosen, notes);
@@ -476,6 +476,17 @@ absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::
     if (!more) break;
   }
   result.changed = result.model != model_bytes;
+  return result;
+}
+
+absl::StatusOr<FixResult> FixFileWithRules(const std::string& path, const FixOptions& options,
+                                           absl::Span<const RuleFactory> registry) {
+  absl::StatusOr<ir::FileBytes> file = ir::FileBytes::Open(path);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<FixResult> result = FixWithRules(file->bytes(), path, options, registry);
+  if (file->truncated()) {
+    return absl::DataLossError(absl::StrCat(path, ": the file changed while it was read"));
+  }
   return result;
 }
 

@@ -167,4 +167,12 @@ void FixBuilder::DeclareSymbol(const std::string& symbol, int64_t size) {
 
 FixIt FixBuilder::Take() && { return std::move(fix_); }
 
+FixIt DeclarationFix(const Analysis& analysis, Applicability applicability,
+                     const std::vector<std::pair<std::string, int64_t>>& sizes,
+                     std::string description) {
+  FixBuilder b(analysis, -1, applicability, std::move(description));
+  for (const auto& [symbol, size] : sizes) b.DeclareSymbol(symbol, size);
+  return std::move(b).Take();
+}
+
 }  // namespace shapelint::lint

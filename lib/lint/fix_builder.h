@@ -78,6 +78,11 @@ class FixBuilder {
   int counter_ = 0;
 };
 
+// A fix of declarations alone: each symbol declared as its size (FixBuilder::DeclareSymbol).
+FixIt DeclarationFix(const Analysis& analysis, Applicability applicability,
+                     const std::vector<std::pair<std::string, int64_t>>& sizes,
+                     std::string description);
+
 }  // namespace shapelint::lint
 
 #endif  // SHAPELINT_LIB_LINT_FIX_BUILDER_H_

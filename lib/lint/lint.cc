@@ -70,6 +70,7 @@ absl::StatusOr<PreparedAnalysis> PrepareAnalysis(const ir::Model& given,
     analysis.SetExample(*std::move(example));
   }
   AddRecordedExampleSizes(analysis);
+  if (options.fix_its) analysis.WantFixes();
   if (!options.witness_hint.empty() && !analysis.has_example()) {
     sym::Binding hint;
     for (const auto& [symbol, size] : options.witness_hint) hint.Set(symbol, size);

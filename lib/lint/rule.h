@@ -67,6 +67,9 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& model, const Lint
 absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::string& source,
                                        const FixOptions& options,
                                        absl::Span<const RuleFactory> registry);
+// lint::FixFile with the rules of `registry`.
+absl::StatusOr<FixResult> FixFileWithRules(const std::string& path, const FixOptions& options,
+                                           absl::Span<const RuleFactory> registry);
 
 }  // namespace shapelint::lint
 

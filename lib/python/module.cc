@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -439,14 +438,8 @@ py::dict FixModel(const py::object& model, const py::object& select, const py::o
   absl::StatusOr<lint::FixResult> result = absl::UnknownError("not run");
   {
     py::gil_scoped_release release;
-    std::string bytes;
-    if (input.path) {
-      std::ifstream in(*input.path, std::ios::binary);
-      std::ostringstream all;
-      all << in.rdbuf();
-      bytes = std::move(all).str();
-    }
-    result = lint::Fix(input.path ? std::string_view(bytes) : input.data, input.source, options);
+    result = input.path ? lint::FixFile(*input.path, options)
+                        : lint::Fix(input.data, input.source, options);
   }
   if (!result.ok()) RaiseStatus(result.status());
   py::dict d;

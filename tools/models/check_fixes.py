@@ -80,6 +80,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+from outputs import compare_outputs  # noqa: E402
 
 CORPORA = {"torch2": os.path.join(ROOT, "tests", "corpus", "torch2"),
            "exports": os.path.join(ROOT, "tests", "corpus", "exports")}
@@ -203,27 +204,9 @@ def file_digest(path):
 
 def compare(want, got):
     """(shapes equal, values close, max |got - want| or None) of two output lists, with the
-    corpus tolerance: np.allclose(got, want, rtol=1e-3, atol=1e-4 + 1e-3 * max|want|), exact
-    for integers and booleans."""
-    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want)):
-        return False, False, None
-    close, diff = True, 0.0
-    for g, w in zip(got, want):
-        if w.size == 0:
-            continue
-        if w.dtype.kind in "fc":
-            fin = np.isfinite(w) & np.isfinite(g)
-            if fin.any():
-                diff = max(diff, float(np.max(np.abs(g[fin].astype(np.float64) - w[fin]))))
-            scale = float(np.max(np.abs(w[np.isfinite(w)]))) if np.isfinite(w).any() else 0.0
-            close = close and bool(np.allclose(g, w, rtol=1e-3, atol=1e-4 + 1e-3 * scale,
-                                               equal_nan=True))
-        else:
-            same = np.array_equal(g.astype(w.dtype), w)
-            close = close and same
-            if not same:
-                diff = max(diff, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
-    return True, close, float("%.4g" % diff)
+    corpus tolerance (outputs.compare_outputs)."""
+    shapes, close, diff = compare_outputs(want, got)
+    return shapes, close, None if diff is None else float("%.4g" % diff)
 
 
 def verdict_of(want, got):

@@ -25,6 +25,7 @@ import onnxruntime as ort
 import torch
 
 import export_corpus as ec
+from outputs import compare_outputs
 import export_examples as ex
 
 ort.set_default_logger_severity(3)  # failures are recorded per run; ORT's own log is noise here
@@ -102,22 +103,10 @@ def eager_outputs(e, arrs):
 
 def compare(want, got):
     """(verdict, max_abs_diff or None) of ORT's outputs `got` against eager's `want`."""
-    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want)):
+    shapes, close, diff = compare_outputs(want, got)
+    if not shapes:
         return "wrong shape", None
-    match, diff = True, 0.0
-    for g, w in zip(got, want):
-        if w.size == 0:
-            continue
-        if w.dtype.kind in "fc":
-            fin = np.isfinite(w) & np.isfinite(g)
-            if fin.any():
-                diff = max(diff, float(np.max(np.abs(g[fin].astype(np.float64) - w[fin]))))
-            scale = float(np.max(np.abs(w[np.isfinite(w)]))) if np.isfinite(w).any() else 0.0
-            match = match and bool(np.allclose(g, w, rtol=1e-3, atol=1e-4 + 1e-3 * scale, equal_nan=True))
-        elif not np.array_equal(g.astype(w.dtype), w):
-            match = False
-            diff = max(diff, float(np.max(np.abs(g.astype(np.float64) - w.astype(np.float64)))))
-    return ("ok", None) if match else ("wrong values", float("%.4g" % diff))
+    return ("ok", None) if close else ("wrong values", float("%.4g" % diff))
 
 
 def run_one(e, model, sess, shapes, seed):

@@ -50,6 +50,8 @@ struct FixResult {
 // do not fit the model, as lint::Lint does.
 absl::StatusOr<FixResult> Fix(std::string_view model_bytes, const std::string& source,
                               const FixOptions& options = {});
+// The same for the model file at `path`, which errors name.
+absl::StatusOr<FixResult> FixFile(const std::string& path, const FixOptions& options = {});
 
 }  // namespace shapelint::lint
 

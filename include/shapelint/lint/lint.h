@@ -55,6 +55,9 @@ struct LintOptions {
   // example's (no literal is reported for equalling them): lint::Fix's later rounds keep the
   // sizes at which the model they started from worked.
   std::vector<std::pair<std::string, int64_t>> witness_hint;
+  // Give each finding its fix-it (Finding::fix_it, or why there is none): lint::Fix asks for
+  // them; a lint alone does not pay for repairs it never applies.
+  bool fix_its = false;
 };
 
 // Findings for `model`, sorted by graph position and rule, from the rules `options` select (see
