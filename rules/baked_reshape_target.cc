@@ -6,7 +6,8 @@
 // the moved size) with a dynamic input and a literal entry other than 0 and -1 in its target,
 // unless it only regroups the input's static dims (the head split of attention) or the failing
 // node has a literal operand of its own, which explains the failure better (GroupNorm's
-// Reshape [0, groups, -1] is not where the channel count was fixed).
+// Reshape [0, groups, -1] is not where the channel count was fixed), or the failing view rounds
+// a size up to a multiple (Pin::rounds_up: the pad or resize before it is what is missing).
 // Also reports, without a failure, a literal first or last entry where the input has a
 // declared-dynamic dim and the target has a -1: x.view(int(x.size(0)), -1) mixes samples.
 #include <algorithm>
@@ -393,6 +394,9 @@ class BakedReshapeTarget : public Rule {
   using Rule::Rule;
 
   bool ClaimsNode(const BlameSite& site, int node) const override {
+    // A view that rounds up fails for the resize the trace left out, not for its literals
+    // (the patch size of a MobileViT unfold).
+    if (node == site.start() && site.pin().rounds_up) return false;
     // A literal operand of the failing node outranks reshapes further up.
     if (node != site.start() && site.literal().kind != LiteralSource::Kind::kNone) return false;
     return IsLiteralReshape(site, node);

@@ -20,9 +20,11 @@ bool SizeOne(const infer::Requirement& r) {
 // the sizes it compares them with are then not the example's but the module's, a buffer's or a
 // parameter's or a number in its code (lint/export_ranges.h). An input contract (past + seq ==
 // total) stays with SL006, and a pin that fails at every size tried is a limit of the solver,
-// not evidence of a design.
+// not evidence of a design. Neither is a view rounded up to a multiple: a branch on
+// h % p != 0 leaves the range unbounded, a congruence being no range.
 bool ModuleSizes(const Pin& pin, const std::vector<std::string>& traced) {
-  if (pin.contract || pin.always_false || pin.symbols.empty() || SizeOne(*pin.requirement)) {
+  if (pin.contract || pin.always_false || pin.rounds_up || pin.symbols.empty() ||
+      SizeOne(*pin.requirement)) {
     return false;
   }
   return std::includes(traced.begin(), traced.end(), pin.symbols.begin(), pin.symbols.end());

@@ -97,7 +97,7 @@ class Blamer {
     if (literal.kind == LiteralSource::Kind::kWeight) {
       weight_symbols.insert(weight_symbols.end(), pin.symbols.begin(), pin.symbols.end());
     }
-    const BlameSite site(in_.inference, in_.evaluator, in_.solution.witness(), *moved, failing,
+    const BlameSite site(in_.inference, in_.evaluator, in_.solution.witness(), *moved, pin, failing,
                          literal);
     Walk(site, matchers_, cause);
     return cause;

@@ -33,17 +33,20 @@ namespace shapelint::lint {
 class BlameSite {
  public:
   BlameSite(const infer::Inference& inference, const GraphEvaluator& evaluator,
-            const sym::Binding& witness, const sym::Binding& moved,
+            const sym::Binding& witness, const sym::Binding& moved, const Pin& pin,
             const infer::Requirement& failing, const LiteralSource& literal)
       : inference_(inference),
         evaluator_(evaluator),
         witness_(witness),
         moved_(moved),
+        pin_(pin),
         failing_(failing),
         literal_(literal) {}
 
   const infer::Inference& inference() const { return inference_; }
   const ir::Graph& graph() const { return *inference_.graph; }  // the main graph
+  // The pin being blamed, moved just outside the sizes where it holds.
+  const Pin& pin() const { return pin_; }
   // The first requirement that fails at moved(), and its node: where the walk starts.
   const infer::Requirement& failing() const { return failing_; }
   int start() const { return failing_.node; }
@@ -69,6 +72,7 @@ class BlameSite {
   const GraphEvaluator& evaluator_;
   const sym::Binding& witness_;
   const sym::Binding& moved_;
+  const Pin& pin_;
   const infer::Requirement& failing_;
   const LiteralSource& literal_;
 };

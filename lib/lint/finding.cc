@@ -1,8 +1,11 @@
-// Severity names, as reports print them and configuration files and options spell them.
+// Severity names, as reports print them and configuration files and options spell them, and
+// the words for a witness range that repeats.
 #include "shapelint/lint/finding.h"
 
 #include <optional>
 #include <string_view>
+
+#include "absl/strings/str_cat.h"
 
 namespace shapelint::lint {
 
@@ -24,6 +27,16 @@ std::optional<Severity> ParseSeverity(std::string_view name) {
     if (name == SeverityName(s)) return s;
   }
   return std::nullopt;
+}
+
+std::string RepeatText(const SymbolRange& range) {
+  if (!range.every || !range.min || !range.max) return "";
+  const int64_t lo = *range.min + *range.every, hi = *range.max + *range.every;
+  if (lo == hi) {
+    return absl::StrCat(" (and again every ", *range.every, ": ", lo, ", ", lo + *range.every,
+                        ", ...)");
+  }
+  return absl::StrCat(" (and again every ", *range.every, ": [", lo, ", ", hi, "], ...)");
 }
 
 }  // namespace shapelint::lint

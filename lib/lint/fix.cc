@@ -369,8 +369,13 @@ std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const F
   return chosen;
 }
 
+// ONNX text starts with its header, '<', after blank space and '#' comment lines.
 bool LooksLikeText(std::string_view bytes) {
-  const size_t at = bytes.find_first_not_of(" \t\r\n");
+  size_t at = bytes.find_first_not_of(" \t\r\n");
+  while (at != std::string_view::npos && bytes[at] == '#') {
+    at = bytes.find('\n', at);
+    if (at != std::string_view::npos) at = bytes.find_first_not_of(" \t\r\n", at);
+  }
   return at != std::string_view::npos && bytes[at] == '<';
 }
 

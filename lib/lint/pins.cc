@@ -61,15 +61,20 @@ class Classifier {
   }
 
   // The verdict on a requirement that held at `holds` of the samples and failed at `fails`.
-  Verdict Classify(const Requirement& r, const std::vector<std::string>& syms, int holds,
-                   int fails) const {
+  // `rounds_up` tells a congruence kept as a pin (RoundsUp).
+  Verdict Classify(const Requirement& r, const std::vector<std::string>& syms, int holds, int fails,
+                   bool& rounds_up) const {
     if (fails == 0) return Verdict::kHolds;  // holds at every size tried: not a restriction
     // Divisibility (Reshape with -1) is shared with eager PyTorch: it narrows the witness, but
     // on its own it is not a baked size.
     if (r.relation == Relation::kDivisible) return Verdict::kConstraint;
     // Neither is a congruence in disguise: x.view(b, 2, c // 2, h, w) requires
-    // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal.
-    if (!syms.empty() && HoldsFarOut(r, syms)) return Verdict::kConstraint;
+    // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal. Unless the
+    // view rounds up (RoundsUp): eager PyTorch grew the tensor first, the graph did not.
+    if (!syms.empty() && HoldsFarOut(r, syms)) {
+      rounds_up = RoundsUp(r);
+      return rounds_up ? Verdict::kPin : Verdict::kConstraint;
+    }
     return holds == 0 && syms.empty() ? Verdict::kAlwaysFalse : Verdict::kPin;
   }
 
@@ -141,6 +146,27 @@ class Classifier {
       if (h && *h) ++holds;
     }
     return holds >= 2;
+  }
+
+  // True when `r` is a Reshape's element count that fails only where the target holds more
+  // elements than the input: a size rounded up to a multiple (math.ceil(h / p) * p). Code
+  // computes that to pad or resize the tensor to it, and viewing a tensor it did not grow fails
+  // in eager PyTorch as well; so eager grew it, in a branch (interpolate when h is not a
+  // multiple) that the trace, at a multiple, did not take. A view rounded down
+  // (c == 2 * floor(c / 2)) fails in eager too.
+  bool RoundsUp(const Requirement& r) const {
+    if (r.kind != RequirementKind::kReshapeCount || r.relation != Relation::kEqual) return false;
+    bool failed = false;
+    sym::Binding b;
+    for (int k = 0; k < kNumSamples; ++k) {
+      SetSample(k, b);
+      sym::Evaluator evaluate(b);
+      const std::optional<int64_t> input = evaluate(r.lhs), target = evaluate(r.rhs);
+      if (!input || !target || *input == *target) continue;
+      if (*input > *target) return false;
+      failed = true;
+    }
+    return failed;
   }
 
   const std::vector<std::string>& symbols_;
@@ -217,8 +243,9 @@ struct Distinct {
   std::vector<std::string> syms;
   int holds = 0, fails = 0;
   Verdict verdict = Verdict::kHolds;
-  int64_t bound = 0;    // for kBound
-  bool on_sum = false;  // for kBound: Bound::on_sum
+  int64_t bound = 0;       // for kBound
+  bool on_sum = false;     // for kBound: Bound::on_sum
+  bool rounds_up = false;  // Pin::rounds_up
 };
 
 // The distinct requirements over input symbols, and for each requirement the index of its
@@ -273,6 +300,31 @@ void DropDeclarationsKeptByContracts(const Classifier& classifier, std::vector<P
   });
 }
 
+// A view that rounds up is a pin of its own only where it is the first requirement to fail:
+// after a channel split that fails at an odd count (a constraint eager shares), the view back
+// holds more elements than the split left it, and that says nothing new.
+void KeepRoundingUpWhereFirstToFail(const Classifier& classifier, std::vector<Distinct>& distinct) {
+  for (size_t i = 0; i < distinct.size(); ++i) {
+    Distinct& d = distinct[i];
+    if (!d.rounds_up) continue;
+    bool first_somewhere = false;
+    sym::Binding b;
+    for (int k = 0; k < kNumSamples && !first_somewhere; ++k) {
+      classifier.SetSample(k, b);
+      sym::Evaluator evaluate(b);
+      if (HoldsUnder(*d.first, evaluate) != false) continue;
+      first_somewhere =
+          std::none_of(distinct.begin(), distinct.begin() + i, [&](const Distinct& e) {
+            return e.verdict != Verdict::kHolds && HoldsUnder(*e.first, evaluate) == false;
+          });
+    }
+    if (!first_somewhere) {
+      d.rounds_up = false;
+      d.verdict = Verdict::kConstraint;
+    }
+  }
+}
+
 // A declared shape that holds only up to a bound says what the user expected past it: where the
 // graph still runs there (x[:, :4] returns 4 columns at seq = 5, declared seq), the declaration
 // is contradicted, a pin. It is the model's range only where an op of the graph itself fails
@@ -309,14 +361,15 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
     }
   }
   for (Distinct& d : distinct) {
-    d.verdict = classifier.Classify(*d.first, d.syms, d.holds, d.fails);
-    if (d.verdict != Verdict::kPin || d.holds == 0) continue;
+    d.verdict = classifier.Classify(*d.first, d.syms, d.holds, d.fails, d.rounds_up);
+    if (d.verdict != Verdict::kPin || d.holds == 0 || d.rounds_up) continue;
     if (const std::optional<int64_t> bound = classifier.UpperBound(*d.first, d.syms)) {
       d.verdict = Verdict::kBound;
       d.bound = *bound;
       d.on_sum = classifier.OnSum(*d.first, d.syms, *bound);
     }
   }
+  KeepRoundingUpWhereFirstToFail(classifier, distinct);
   KeepDeclaredBoundsWhereTheGraphFails(distinct);
   PinSet set;
   for (size_t i = 0; i < inference.requirements.size(); ++i) {
@@ -329,7 +382,8 @@ PinSet FindPins(const infer::Inference& inference, const std::vector<std::string
     if (d.verdict == Verdict::kBound && d.first == &r)
       set.bounds.push_back({&r, d.syms, d.bound, d.on_sum});
     if (d.verdict == Verdict::kConstraint || d.verdict == Verdict::kBound) continue;
-    set.pins.push_back({&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r)});
+    set.pins.push_back(
+        {&r, d.syms, d.verdict == Verdict::kAlwaysFalse, IsUnitRelation(r), d.rounds_up});
   }
   DropDeclarationsKeptByContracts(classifier, set.pins);
   return set;

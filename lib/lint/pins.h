@@ -24,6 +24,10 @@ struct Pin {
   // (past_seq + seq == total_seq): the model's input contract (SL006), which no node is blamed
   // for. A baked size always brings a constant or a factor (4*seq == 96).
   bool contract = false;
+  // A Reshape whose target rounds a size up to a multiple (RoundsUp in pins.cc): it holds again
+  // at every multiple, a congruence, which torch.export's ranges cannot record. That eager grew
+  // the tensor in a branch the trace left out is why it is a pin at all.
+  bool rounds_up = false;
 };
 
 // A requirement that holds exactly while its symbols stay at or below `max`: the graph slices a

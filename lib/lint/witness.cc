@@ -193,8 +193,12 @@ absl::flat_hash_map<int, std::vector<const Requirement*>> GroupConstraints(
 }
 
 std::string RangeText(const SymbolRange& r) {
-  if (r.min && r.max && *r.min == *r.max) return absl::StrCat(r.symbol, " = ", *r.min);
-  if (r.min && r.max) return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]");
+  if (r.min && r.max && *r.min == *r.max) {
+    return absl::StrCat(r.symbol, " = ", *r.min, RepeatText(r));
+  }
+  if (r.min && r.max) {
+    return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]", RepeatText(r));
+  }
   if (r.max) return absl::StrCat(r.symbol, " <= ", *r.max);
   if (r.min && *r.min > 1) return absl::StrCat(r.symbol, " >= ", *r.min);
   return absl::StrCat(r.symbol, " at any size");
@@ -297,21 +301,43 @@ std::optional<std::pair<int64_t, int64_t>> Solution::RangeOf(const std::string& 
   return range;
 }
 
-std::optional<std::pair<int64_t, int64_t>> Solution::ScanRange(const std::string& symbol) const {
-  auto w = witness_.Get(symbol);
-  if (!w || unsolved_.contains(symbol)) return std::nullopt;
+std::vector<const Requirement*> Solution::ConstraintsOver(const std::string& symbol) const {
   std::vector<const Requirement*> mine;
   for (const Requirement* r : constraints_) {
     auto s = SymbolsOf(*r);
     if (std::find(s.begin(), s.end(), symbol) != s.end()) mine.push_back(r);
   }
-  sym::Binding b = witness_;
-  auto holds = [&](int64_t t) {
-    b.Set(symbol, t);
-    sym::Evaluator evaluate(b);
-    return std::none_of(mine.begin(), mine.end(),
+  return mine;
+}
+
+namespace {
+
+// Whether the constraints over one symbol hold with it at a size and the others at the witness.
+class SymbolScan {
+ public:
+  SymbolScan(std::vector<const Requirement*> mine, const sym::Binding& witness, std::string symbol)
+      : mine_(std::move(mine)), binding_(witness), symbol_(std::move(symbol)) {}
+
+  bool Holds(int64_t size) {
+    binding_.Set(symbol_, size);
+    sym::Evaluator evaluate(binding_);
+    return std::none_of(mine_.begin(), mine_.end(),
                         [&](const Requirement* r) { return HoldsUnder(*r, evaluate) == false; });
-  };
+  }
+
+ private:
+  const std::vector<const Requirement*> mine_;
+  sym::Binding binding_;
+  const std::string symbol_;
+};
+
+}  // namespace
+
+std::optional<std::pair<int64_t, int64_t>> Solution::ScanRange(const std::string& symbol) const {
+  auto w = witness_.Get(symbol);
+  if (!w || unsolved_.contains(symbol)) return std::nullopt;
+  SymbolScan scan(ConstraintsOver(symbol), witness_, symbol);
+  auto holds = [&](int64_t t) { return scan.Holds(t); };
   int64_t hi = *w, lo = *w;
   for (int64_t t = *w + 1; t <= kScanLimit + 1;) {
     if (!holds(t)) {
@@ -326,6 +352,30 @@ std::optional<std::pair<int64_t, int64_t>> Solution::ScanRange(const std::string
   return std::make_pair(lo, hi);
 }
 
+std::optional<int64_t> Solution::PeriodOf(const std::string& symbol, int64_t lo, int64_t hi) const {
+  constexpr int kRepeats = 2;  // windows checked past the witness's
+  SymbolScan scan(ConstraintsOver(symbol), witness_, symbol);
+  auto holds = [&](int64_t t) { return scan.Holds(t); };
+  // The same window, `shift` sizes on: every size in it works, its neighbours do not.
+  auto window_at = [&](int64_t shift) {
+    if (holds(lo + shift - 1) || holds(hi + shift + 1)) return false;
+    for (int64_t t = lo + shift; t <= hi + shift; ++t) {
+      if (!holds(t)) return false;
+    }
+    return true;
+  };
+  const int64_t width = hi - lo + 1;
+  for (int64_t p = width + 1; hi + kRepeats * p + 1 <= kScanLimit; ++p) {
+    if (!holds(lo + p)) continue;
+    // The first size that works again starts the next window, or there is no period.
+    for (int k = 1; k <= kRepeats; ++k) {
+      if (!window_at(k * p)) return std::nullopt;
+    }
+    return p;
+  }
+  return std::nullopt;
+}
+
 Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
                              const std::vector<Pin>& pins) const {
   Witness w;
@@ -338,6 +388,12 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
     r.value = *witness_.Get(s);
     r.min = range->first;
     if (range->second <= kScanLimit) r.max = range->second;
+    // Only a pin that rounds up repeats (Pin::rounds_up): the search is skipped elsewhere.
+    if (r.max && std::any_of(pins.begin(), pins.end(), [&](const Pin& p) {
+          return p.rounds_up && std::binary_search(p.symbols.begin(), p.symbols.end(), s);
+        })) {
+      r.every = PeriodOf(s, *r.min, *r.max);
+    }
     parts.push_back(RangeText(r));
     w.ranges.push_back(std::move(r));
   }

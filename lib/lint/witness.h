@@ -57,6 +57,11 @@ class Solution {
   void SolveGroup(const std::vector<std::string>& members,
                   const std::vector<const infer::Requirement*>& constraints);
   std::optional<std::pair<int64_t, int64_t>> ScanRange(const std::string& symbol) const;
+  // The constraints over `symbol`.
+  std::vector<const infer::Requirement*> ConstraintsOver(const std::string& symbol) const;
+  // The period after which the sizes [lo, hi] of `symbol` work again, when they do, window for
+  // window, twice over (SymbolRange::every).
+  std::optional<int64_t> PeriodOf(const std::string& symbol, int64_t lo, int64_t hi) const;
 
   const infer::Inference& inference_;
   const std::vector<const infer::Requirement*>& constraints_;

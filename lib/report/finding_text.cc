@@ -13,8 +13,8 @@ namespace {
 std::string RangeText(const lint::SymbolRange& r, const TextStyle& style) {
   const std::string symbol = style.name(r.symbol);
   if (r.min && r.max) {
-    if (*r.min == *r.max) return absl::StrCat(symbol, " = ", *r.min);
-    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]");
+    if (*r.min == *r.max) return absl::StrCat(symbol, " = ", *r.min, lint::RepeatText(r));
+    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]", lint::RepeatText(r));
   }
   if (r.max) return absl::StrCat(symbol, " <= ", *r.max);
   // Sizes are at least 1 anyway; "seq >= 1" would only add noise.

@@ -125,13 +125,14 @@ void WriteWitness(const lint::Witness& w, std::string& out) {
   const std::string text = WitnessText(w, kAsIs);
   if (!text.empty()) absl::StrAppend(&out, "<p>", Html(text), "</p>\n");
   if (!w.ranges.empty()) {
-    absl::StrAppend(&out,
-                    "<table class=\"ranges\"><thead><tr><th>symbol</th><th>at export</th>"
-                    "<th>works from</th><th>works up to</th></tr></thead><tbody>");
+    absl::StrAppend(
+        &out,
+        "<table class=\"ranges\"><thead><tr><th>symbol</th><th>at export</th>"
+        "<th>works from</th><th>works up to</th><th>and again every</th></tr></thead><tbody>");
     for (const lint::SymbolRange& r : w.ranges) {
       absl::StrAppend(&out, "<tr><td class=\"mono\">", Html(r.symbol), "</td><td>", r.value,
                       "</td><td>", OptionalSize(r.min), "</td><td>", OptionalSize(r.max),
-                      "</td></tr>\n");
+                      "</td><td>", OptionalSize(r.every), "</td></tr>\n");
     }
     absl::StrAppend(&out, "</tbody></table>\n");
   }

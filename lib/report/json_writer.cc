@@ -40,6 +40,7 @@ Json ToJson(const lint::Witness& witness) {
     range["value"] = r.value;
     range["min"] = OptionalInt(r.min);
     range["max"] = OptionalInt(r.max);
+    range["every"] = OptionalInt(r.every);
     ranges.push_back(std::move(range));
   }
   j["ranges"] = std::move(ranges);

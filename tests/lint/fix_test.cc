@@ -318,6 +318,13 @@ TEST_CASE("fix: what it cannot rewrite is an error, not a guess", "[lint][fix]")
           "model.onnxtxt");
   REQUIRE_FALSE(text.ok());
   CHECK_THAT(std::string(text.status().message()), Catch::Matchers::Contains("binary"));
+  // Text that opens with comments, as the rule fixtures do, is text too.
+  auto commented =
+      Fix("# a comment\n\n  # another\n<ir_version: 8, opset_import: [\"\" : 17]>\n"
+          "g (float[N] x) => (float[N] y) { y = Relu(x) }",
+          "fixture.onnxtxt");
+  REQUIRE_FALSE(commented.ok());
+  CHECK_THAT(std::string(commented.status().message()), Catch::Matchers::Contains("binary"));
   auto junk = Fix("not a model at all", "junk.onnx");
   REQUIRE_FALSE(junk.ok());
   CHECK_THAT(std::string(junk.status().message()), Catch::Matchers::Contains("junk.onnx"));

@@ -68,7 +68,8 @@ TEST_CASE("json: an error finding with witness and counterexample", "[report][js
   const json& w = f["witness"];
   CHECK(w["summary"] == "works only for s2 in [6, 8] and s3 in [6, 7]");
   REQUIRE(w["ranges"].size() == 2);
-  CHECK(w["ranges"][1] == json{{"symbol", "s3"}, {"value", 6}, {"min", 6}, {"max", 7}});
+  CHECK(w["ranges"][1] ==
+        json{{"symbol", "s3"}, {"value", 6}, {"min", 6}, {"max", 7}, {"every", nullptr}});
   CHECK(w["relations"] == json::array());
 
   const json& cx = f["counterexample"];
@@ -83,6 +84,17 @@ TEST_CASE("json: an error finding with witness and counterexample", "[report][js
   REQUIRE(f["notes"].size() == 1);
   CHECK(f["notes"][0]["node"].is_null());
   CHECK(f["fix"] == "export with dynamo=True, or replace the adaptive pool by a fixed-size pool");
+}
+
+TEST_CASE("json: a range that repeats gives its period", "[report][json]") {
+  std::vector<ModelResult> results = SampleResults();
+  lint::Witness& w = *results[0].findings[0].witness;
+  w.summary.clear();  // the writers build it from the ranges
+  w.ranges[0].every = 64;
+  const json range = Parse(results)["models"][0]["findings"][0]["witness"]["ranges"][0];
+  CHECK(range["every"] == 64);
+  CHECK(range["min"] == 6);
+  CHECK(range["max"] == 8);
 }
 
 TEST_CASE("json: absent parts are null, unbounded ranges too", "[report][json]") {

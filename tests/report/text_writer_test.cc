@@ -52,6 +52,18 @@ TEST_CASE("text: the whole report for the sample results", "[report][text]") {
   CHECK(Text(SampleResults()) == expected);
 }
 
+TEST_CASE("text: a range that repeats says where it works again", "[report][text]") {
+  std::vector<ModelResult> results = SampleResults();
+  lint::Witness& w = *results[0].findings[0].witness;
+  w.summary.clear();       // built from the ranges
+  w.ranges[0].every = 64;  // s2 in [6, 8]
+  w.ranges[1].min = 7;     // s3 = 7
+  w.ranges[1].max = 7;
+  w.ranges[1].every = 2;
+  CHECK_THAT(Text(results), Contains("works only for s2 in [6, 8] (and again every 64: [70, 72], "
+                                     "...) and s3 = 7 (and again every 2: 9, 11, ...)"));
+}
+
 TEST_CASE("text: --verbose adds the expressions before the help line", "[report][text]") {
   std::ostringstream out;
   WriteText(One(PoolError()), TextOptions{.summary = false, .verbose = true}, out);

@@ -346,7 +346,8 @@ def main():
 
 
 def confirm_again(a, scratch, labels_path):
-    """Re-runs the counterexample check of every stored model with the linter given."""
+    """Re-runs the counterexample check of every stored model (or those of --only) with the
+    linter given."""
     with open(labels_path) as f:
         doc = json.load(f)
     entries = {}
@@ -357,6 +358,8 @@ def confirm_again(a, scratch, labels_path):
         entries[z["name"]] = z
     for name, label in sorted(doc["models"].items()):
         base = name.split(".")[0]
+        if a.only and base not in a.only:
+            continue
         e = dict(entries[base])
         e["shapes"] = {n: tuple(s) for n, s in label["export_inputs"].items()}
         path = os.path.join(a.out, name)

@@ -31,7 +31,14 @@ struct SymbolRange {
   int64_t value = 0;           // the witness value
   std::optional<int64_t> min;  // nullopt: unbounded
   std::optional<int64_t> max;
+  // The sizes [min, max] work again every this many sizes ([min + every, max + every], ...):
+  // a congruence, as where a view rounds a size up to a multiple. nullopt: no repetition.
+  std::optional<int64_t> every;
 };
+
+// How `range` repeats, to follow its text: " (and again every 64: [121, 128], ...)"; "" when it
+// does not (SymbolRange::every).
+std::string RepeatText(const SymbolRange& range);
 
 // The sizes at which the model works: a binding under which every pin holds.
 struct Witness {
