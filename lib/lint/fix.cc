@@ -2,8 +2,10 @@
 // the result proven (shapelint/lint/fix.h); a set that fails the proof is retried fix by fix.
 #include "shapelint/lint/fix.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -140,8 +142,12 @@ class Fixer {
     if (!fixed.ok()) {
       return Failed(proof, absl::StrCat("it does not load: ", fixed.status().message()));
     }
+    std::set<std::pair<std::string, int>> pinned;
+    for (const FixIt* fix : WithSiblings(its)) {
+      pinned.insert(fix->stale_declarations.begin(), fix->stale_declarations.end());
+    }
     edits->rewrite.declared_dims =
-        StaleDeclarations(**fixed, model_, original_.witness, proof.diff);
+        StaleDeclarations(**fixed, model_, original_.witness, pinned, proof.diff);
     if (!edits->rewrite.declared_dims.empty()) {
       bytes = ir::RewriteModel(bytes_, edits->rewrite);
       if (!bytes.ok()) return Failed(proof, std::string(bytes.status().message()));
@@ -471,7 +477,13 @@ absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::
     auto round = FixRound(result.model, source, i == 0 ? options : later, registry, known, i == 0,
                           facts->has_external_data, notes);
     if (!round.ok()) return round.status();
-    result.notes.insert(result.notes.end(), notes.begin(), notes.end());
+    // Each round checks its input anew: a note of the first (the checker was not run) is said
+    // once.
+    for (std::string& note : notes) {
+      if (std::find(result.notes.begin(), result.notes.end(), note) == result.notes.end()) {
+        result.notes.push_back(std::move(note));
+      }
+    }
     if (i == 0) later.lint.witness_hint.assign(round->witness.begin(), round->witness.end());
     result.unfixed = std::move(round->unfixed);
     for (Finding& f : round->fixed) result.fixed.push_back(std::move(f));

@@ -40,9 +40,13 @@ onnx::NodeProto ConstantNode(const FixConstant& c) {
   value->set_name("value");
   value->set_type(onnx::AttributeProto::TENSOR);
   onnx::TensorProto* t = value->mutable_t();
-  t->set_data_type(onnx::TensorProto::INT64);
+  t->set_data_type(c.data_type);
   for (int64_t d : c.dims) t->add_dims(d);
-  for (int64_t v : c.values) t->add_int64_data(v);
+  if (c.raw_data.empty()) {
+    for (int64_t v : c.values) t->add_int64_data(v);
+  } else {
+    t->set_raw_data(c.raw_data);
+  }
   return node;
 }
 
@@ -156,8 +160,11 @@ absl::StatusOr<Edits> BuildEdits(const ir::Model& model, absl::Span<const FixIt*
     std::vector<std::string>& at = rw.insert_before[fix->anchor];
     for (const FixConstant& c : fix->constants) {
       at.push_back(ConstantNode(c).SerializeAsString());
-      edits.diff.push_back(
-          absl::StrCat("+ Constant ", Quoted(c.name), " = ", ValuesText(c.values)));
+      edits.diff.push_back(absl::StrCat(
+          "+ Constant ", Quoted(c.name), " = ",
+          c.raw_data.empty() ? ValuesText(c.values)
+                             : absl::StrCat(onnx::TensorProto::DataType_Name(c.data_type), " [",
+                                            absl::StrJoin(c.dims, ", "), "]")));
     }
     for (const FixNode& n : fix->nodes) {
       at.push_back(NodeOf(n).SerializeAsString());
@@ -208,6 +215,7 @@ absl::StatusOr<Edits> BuildEdits(const ir::Model& model, absl::Span<const FixIt*
 // another finding's (SL003), not the fix's to hide.
 std::vector<ir::DimEdit> StaleDeclarations(const ir::Model& fixed, const ir::Model& original,
                                            const std::map<std::string, int64_t>& witness,
+                                           const std::set<std::pair<std::string, int>>& also,
                                            std::vector<std::string>& diff) {
   struct Candidate {
     const onnx::ValueInfoProto* vi;
@@ -260,7 +268,7 @@ std::vector<ir::DimEdit> StaleDeclarations(const ir::Model& fixed, const ir::Mod
     }
     const sym::MaybeExpr& was = (*fact->shape)[c.axis];
     const bool as_declared = was && (c.size ? was->AsConstant() == c.size : *was == *c.expr);
-    if (!as_declared) continue;
+    if (!as_declared && !also.contains({c.vi->name(), c.axis})) continue;
     // A constant becomes a dim_value: the fixed pool's output is its size whatever the input.
     edits.push_back({c.vi->name(), c.axis, c.now.AsConstant(), c.now.ToString()});
     diff.push_back(absl::StrCat("~ ", c.kind, " '", c.vi->name(), "' dim ", c.axis, ": ", c.was,

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,11 @@ absl::StatusOr<Edits> BuildEdits(const ir::Model& model, absl::Span<const FixIt*
 
 // Declarations of `fixed`'s outputs and value_info that the fix made stale, as edits, with a
 // diff line each: a dim `original` computes as declared and `fixed` computes from the inputs
-// becomes that expression, where the two agree at `witness`.
+// becomes that expression, where the two agree at `witness`; so does each of `also` (FixIt::
+// stale_declarations, of the fixes applied) however the original computed it.
 std::vector<ir::DimEdit> StaleDeclarations(const ir::Model& fixed, const ir::Model& original,
                                            const std::map<std::string, int64_t>& witness,
+                                           const std::set<std::pair<std::string, int>>& also,
                                            std::vector<std::string>& diff);
 
 }  // namespace shapelint::lint

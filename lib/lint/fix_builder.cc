@@ -41,6 +41,16 @@ std::string FixBuilder::Ints(const std::vector<int64_t>& values, bool scalar) {
   return c.name;
 }
 
+std::string FixBuilder::Tensor(int32_t data_type, std::vector<int64_t> dims, std::string raw_data) {
+  FixConstant c;
+  c.name = NewValue("const");
+  c.dims = std::move(dims);
+  c.data_type = data_type;
+  c.raw_data = std::move(raw_data);
+  fix_.constants.push_back(c);
+  return c.name;
+}
+
 std::string FixBuilder::Add(std::string_view op_type, std::vector<std::string> inputs,
                             Attributes attributes, std::string_view hint, std::string_view output) {
   FixNode node;

@@ -33,6 +33,9 @@ class FixBuilder {
   std::string NewValue(std::string_view hint);
   // An int64 initializer holding `values`: 1-D, or a scalar when `scalar`.
   std::string Ints(const std::vector<int64_t>& values, bool scalar = false);
+  // A constant of element type `data_type` and `dims` holding `raw_data` (TensorProto's
+  // little-endian raw_data).
+  std::string Tensor(int32_t data_type, std::vector<int64_t> dims, std::string raw_data);
 
   struct Attributes {
     std::vector<std::pair<std::string, int64_t>> ints;

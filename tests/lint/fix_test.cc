@@ -210,6 +210,80 @@ TEST_CASE("fix: Expand's and Tile's shape operands follow the batch", "[lint][fi
   }
 }
 
+// torch.triu(torch.ones(T, T, dtype=torch.bool), 1) folded at T = 4: True above the diagonal.
+constexpr char kCausalMask[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,T] x) => (float[B,T,T] y) {
+  mask = Constant <value = bool[4,4] {0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0}> ()
+  ninf = Constant <value = float {-1e9}> ()
+  y = Where (mask, ninf, x)
+}
+)";
+
+// torch.ones(int(x.size(0)), 1, 8) folded at B = 2 and put before x [B, T, 8]; the exporter
+// declared the batch it traced, 2, on the output.
+constexpr char kOnesBeforeX[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,8] x) => (float[2,U,8] y) {
+  ones = Constant <value = float[2,1,8] {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}> ()
+  y = Concat <axis = 1> (ones, x)
+}
+)";
+
+// A position table sliced to T = 3 and folded: its rows follow no pattern.
+constexpr char kTable[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,2] x) => (float[B,T,2] y) {
+  table = Constant <value = float[1,3,2] {0.1, 0.7, -0.3, 0.2, 0.9, -0.5}> ()
+  y = Add (x, table)
+}
+)";
+
+std::string TextBytes(const char* text) {
+  auto model = ir::LoadModelFromBytes(text, "model.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(model.ok());
+  return (*model)->CompleteProto().SerializeAsString();
+}
+
+TEST_CASE("fix: a tensor folded at the example size is rebuilt from its pattern", "[lint][fix]") {
+  {
+    // arange(int(x.size(1)))[None, :] < lens[:, None]: the [1, 5] arange becomes Range(T);
+    // y = x * mask keeps x's shape [B, T, 8] at every T.
+    FixResult r = FixOf(FixtureBytes("SL005/length_mask_arange.onnxtxt"));
+    REQUIRE(r.fixed.size() == 1);
+    CHECK_THAT(r.fixed[0].fix_it->description, Catch::Matchers::Contains("a range along axis 1"));
+    auto fixed = Load(r.model);
+    CHECK(CountRule(*fixed, "SL005") == 0);
+    CheckShapes(
+        *fixed, "y",
+        {{"B=2,T=7,L=2", {2, 7, 8}}, {"B=1,T=1,L=1", {1, 1, 8}}, {"B=3,T=5,L=3", {3, 5, 8}}});
+  }
+  {
+    // The mask's 4 x 4 becomes T x T: below, on and above the diagonal as at 4.
+    FixResult r = FixOf(TextBytes(kCausalMask));
+    REQUIRE(r.fixed.size() == 1);
+    CHECK_THAT(r.fixed[0].fix_it->description,
+               Catch::Matchers::Contains("below, on and above the diagonal"));
+    auto fixed = Load(r.model);
+    CHECK(CountRule(*fixed, "SL005") == 0);
+    CheckShapes(*fixed, "y",
+                {{"B=2,T=6", {2, 6, 6}}, {"B=1,T=1", {1, 1, 1}}, {"B=3,T=4", {3, 4, 4}}});
+  }
+  {
+    // Ones repeated along the batch: y is [B, T + 1, 8], and the declared batch of 2, which the
+    // exporter wrote for the same bake, follows it.
+    FixResult r = FixOf(TextBytes(kOnesBeforeX));
+    REQUIRE(r.fixed.size() == 1);
+    auto fixed = Load(r.model);
+    CHECK(CountRule(*fixed, "SL005") == 0);
+    CHECK(CountRule(*fixed, "SL003") == 0);
+    CHECK(fixed->graph().proto().output(0).type().tensor_type().shape().dim(0).dim_param() == "B");
+  }
+  {
+    FixResult r = FixOf(TextBytes(kTable));
+    CHECK(r.fixed.empty());
+    REQUIRE(r.unfixed.size() == 1);
+    CHECK_THAT(r.unfixed[0].reason, Catch::Matchers::Contains("follow no pattern"));
+  }
+}
+
 // Two layers of a view traced at B = 2, S = 3: the first layer's bake makes the second's input
 // static, so blame names only the first; the fix repairs both at once.
 constexpr char kTwoLayers[] = R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -27,11 +27,14 @@ struct FixNode {
   std::vector<std::pair<std::string, std::vector<int64_t>>> int_lists;  // INTS attributes
 };
 
-// An int64 initializer the fix adds (a shape, an axis, indices).
+// A constant the fix adds: an int64 tensor (a shape, an axis, indices), or a tensor of another
+// element type given as raw bytes (the rows of a table it rebuilds).
 struct FixConstant {
   std::string name;
   std::vector<int64_t> dims;  // empty: a scalar
   std::vector<int64_t> values;
+  int32_t data_type = 7;  // ONNX's TensorProto.DataType; 7 is INT64, which `values` holds
+  std::string raw_data;   // for other types: little-endian, as TensorProto.raw_data
 };
 
 // Input `input` of node `node` reads `value` instead.
@@ -70,6 +73,10 @@ struct FixIt {
   // Sizes at which what the fix replaces is right, where the witness does not say (a literal
   // batch no requirement pins): the proof compares outputs there.
   std::vector<std::pair<std::string, int64_t>> holds_at;
+  // Declared dims of outputs and value_info (value, axis) that pinned the same size as what the
+  // fix replaces (the exporter declared the batch its folded tensor had): they follow the
+  // fixed graph, even though the original graph computed them otherwise.
+  std::vector<std::pair<std::string, int>> stale_declarations;
   // The same repair of the same bake at other nodes, applied with this one: a view traced once
   // per layer holds the same literals in every layer, while blame reports the first.
   std::vector<FixIt> siblings;
