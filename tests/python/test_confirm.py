@@ -191,6 +191,49 @@ class ProbeSizesTest(unittest.TestCase):
         self.assertEqual([b["x_dynamic_axes_3"] for b, _ in found], [7])
 
 
+class MovedBindingTest(unittest.TestCase):
+    """The sizes the dynamic check moves to keep the relations among the export sizes."""
+
+    # A decoder with a cache at its example (hf_llama_kv.dynamo): batch s2 (s43 for the mask),
+    # new tokens s70, past s15 (s95 for one of the values), mask s53 = past + new tokens.
+    DECODER = {"s2": 2, "s43": 2, "s70": 3, "s15": 5, "s95": 5, "s53": 8}
+
+    def test_a_mask_stays_as_long_as_past_and_new_tokens(self):
+        for step in confirm.PROBE_STEPS:
+            b = confirm.moved_binding(self.DECODER, step)
+            self.assertEqual(b["s53"], b["s15"] + b["s70"], (step, b))
+            self.assertEqual((b["s43"], b["s95"]), (b["s2"], b["s15"]))
+            self.assertEqual((b["s2"], b["s70"]), (2 + step, 3 + step))
+
+    def test_a_coincidental_sum_only_moves_a_size_further(self):
+        # Batch 2 + new tokens 3 = past 5 by chance: the past moves by two steps, the mask by
+        # three, and every input still moves.
+        self.assertEqual(confirm.moved_binding(self.DECODER, 1),
+                         {"s2": 3, "s43": 3, "s70": 4, "s15": 7, "s95": 7, "s53": 11})
+
+    def test_the_pair_with_the_largest_smaller_summand(self):
+        # 8 = 5 + 3 = 6 + 2: the batch of 2 is the likelier coincidence.
+        b = confirm.moved_binding({"batch": 2, "seq": 3, "past": 5, "other": 6, "total": 8}, 1)
+        self.assertEqual(b["total"], b["past"] + b["seq"])
+
+    def test_two_symbols_of_one_size_make_a_sum(self):
+        self.assertEqual(confirm.moved_binding({"a": 3, "b": 3, "ab": 6}, 2),
+                         {"a": 5, "b": 5, "ab": 10})
+
+    def test_without_sums_every_symbol_moves_by_the_step(self):
+        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "h": 224, "w": 224}, 8),
+                         {"n": 10, "c": 11, "h": 232, "w": 232})
+
+    def test_a_symbol_that_cannot_move_stays(self):
+        # A weight fixes the channels at 3 (a witness of one size): the sum 5 = 2 + 3 follows
+        # the batch alone; a sum outside its own limits stays at its export size.
+        limits = {"c": (3, 3), "s": (1, 6)}
+        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 1, limits),
+                         {"n": 3, "c": 3, "s": 6})
+        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 2, limits),
+                         {"n": 4, "c": 3, "s": 5})
+
+
 class HtmlTest(unittest.TestCase):
 
     def test_notebook_page_has_the_drawing_and_the_verdicts(self):

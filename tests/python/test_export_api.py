@@ -18,12 +18,28 @@ from shapelint_testing import CORPUS
 
 TORCH2 = CORPUS / "torch2"
 
-# Breaking networks export() gives no error: MobileViT's dynamo exports, where eager PyTorch
-# interpolates the feature map to a multiple of the patch size, a branch the trace did not
-# take, and the linter attributes the failure to a weight (SL004) at a size PyTorch refuses too.
-KNOWN_MISSED = ["timm_mobilevit_xxs.dynamo.onnx", "timm_mobilevitv2_050.dynamo.onnx"]
+# Breaking networks export() gives no error: torchvision's Swin-T (both exporters). Run as a
+# TorchScript export, from 225 to 227 it agrees with eager (its 4x4 patch embedding floors them
+# to the 56x56 grid of 224), at 229 and 232 it does not (max |difference| 0.05), nor at the
+# labels' 232, 256 and 192x288. The dynamic check's probes are 225 and 226.
+KNOWN_MISSED = ["tv_swin_t.dynamo.onnx", "tv_swin_t.ts.onnx"]
+
+# Exports that break although their labels say healthy: the labels ran them only at sizes where
+# the break does not show. Judged as breaking.
+UNLABELLED_BREAKS = {
+    # HF Swin (patch 2, window 4) pads the image to a multiple of the patch and the patch grid
+    # to a multiple of the window, in branches on the sizes that the trace at 32x32 did not
+    # take; the labels ran 32, 48 and 32x64, multiples of 16, where nothing is padded. At 33x33
+    # eager returns 81 tokens and ONNX Runtime 64; at 34, 36 and 40 ONNX Runtime fails at a
+    # Reshape of a Swin block while eager runs (the dynamic check's ST003, at 33 and 37).
+    "hf_swin.ts.onnx",
+}
 
 NETWORK_PREFIXES = ("tv_", "timm_", "hf_")
+
+
+def breaks(name, label):
+    return label["breaks"] or name in UNLABELLED_BREAKS
 
 
 def load(name):
@@ -57,7 +73,7 @@ class ExportApiTest(unittest.TestCase):
         for name, record in self.judged.items():
             label = self.labels[name]
             for v in record["verdicts"]:
-                if v["verdict"] == "confirmed" and not label["breaks"] and \
+                if v["verdict"] == "confirmed" and not breaks(name, label) and \
                         not label.get("specialized"):
                     wrong.append((name, v["rule"], v["detail"]))
         self.assertEqual(wrong, [])
@@ -65,7 +81,7 @@ class ExportApiTest(unittest.TestCase):
     def test_the_dynamic_check_reports_only_models_that_break(self):
         reported = [n for n, r in self.judged.items()
                     if any(f.startswith("ST003:") for f in r["findings"])]
-        self.assertEqual([n for n in reported if not self.labels[n]["breaks"]], [])
+        self.assertEqual([n for n in reported if not breaks(n, self.labels[n])], [])
 
     def test_every_breaking_export_has_an_error_and_no_healthy_one_has(self):
         # Labelled breaking: ONNX Runtime disagreed with eager somewhere the file declares
@@ -75,9 +91,9 @@ class ExportApiTest(unittest.TestCase):
         for name, record in self.judged.items():
             label = self.labels[name]
             errors = [f for f in record["findings"] if f.endswith(":error")]
-            if label["breaks"] and not errors:
+            if breaks(name, label) and not errors:
                 missed.append(name)
-            elif not label["breaks"] and not label.get("specialized") and errors:
+            elif not breaks(name, label) and not label.get("specialized") and errors:
                 false.append((name, errors))
         self.assertEqual((sorted(missed), false), (KNOWN_MISSED, []))
 

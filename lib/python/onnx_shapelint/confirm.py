@@ -14,7 +14,8 @@ from onnx_shapelint import _core, _runs
 from onnx_shapelint._report import Report
 
 # How many sizes near the export sizes the dynamic check runs, and the steps it tries to get
-# them: every dynamic symbol moved by the same step keeps relations such as height == width.
+# them: every dynamic symbol moved by the same step keeps relations such as height == width,
+# and a size that is the sum of two others follows them (moved_binding).
 PROBE_COUNT = 2
 PROBE_STEPS = (1, 2, 3, 5, 8, 16, 32, 64)
 SEED = 20261201
@@ -287,7 +288,8 @@ def compare_run(ort, eager):
 def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
     """Up to `count` bindings near `centre` ({symbol: export size}) where the static analysis
     finds that the model works: within torch.export's recorded ranges and every finding's
-    witness, and where no node fails nor an output leaves its declaration. [(binding, inputs)]"""
+    witness, and where no node fails nor an output leaves its declaration; each keeps the
+    relations among the export sizes that moved_binding keeps. [(binding, inputs)]"""
     if not centre:
         return []
     limits = dict(ranges)
@@ -297,9 +299,7 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
             limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
     candidates = []
     for step in PROBE_STEPS:
-        # A symbol that cannot move that far (a witness of one size) stays at its export size.
-        binding = {s: v + step if _within(limits.get(s), v + step) else v
-                   for s, v in centre.items()}
+        binding = moved_binding(centre, step, limits)
         if binding != centre and binding not in candidates:
             candidates.append(binding)
     if not candidates:
@@ -310,6 +310,39 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
         if not result["breaks"] and len(found) < count:
             found.append((binding, result["at"]["inputs"]))
     return found
+
+
+def moved_binding(centre, step, limits=None):
+    """`centre` ({symbol: export size}) moved by `step`, keeping the relations among the sizes
+    that hold at the export, which the inputs of a model often state (a mask as long as the past
+    and the new tokens together): symbols of equal sizes move alike, and a symbol whose export
+    size is the sum of two other symbols' is moved to the sum of their moved sizes. Symbols are
+    placed in ascending export size, so the summands are placed first. Of several pairs, the one
+    whose smaller summand is the largest (past 5 + seq 3 for a mask of 8, not batch 2 + a 6):
+    small sizes such as a batch of 2 are those that add up by chance. A sum that is such a
+    coincidence (batch 2 + seq 3 = past 5) only moves that size further, by the sum of the
+    summands' steps, and every sum it takes part in is built from its moved size, so still holds
+    (the mask stays past + seq). A symbol that cannot move that far (a witness of one size,
+    `limits` {symbol: (low, high)}) stays at its export size."""
+    limits = limits or {}
+    binding = {}
+    for symbol in sorted(centre, key=lambda s: (centre[s], s)):
+        size = centre[symbol]
+        pair = _summands(size, binding, centre)
+        target = binding[pair[0]] + binding[pair[1]] if pair else size + step
+        binding[symbol] = target if _within(limits.get(symbol), target) else size
+    return binding
+
+
+def _summands(size, placed, centre):
+    """Two distinct placed symbols whose export sizes add up to `size`, the smaller summand as
+    large as it can be; None when there are none."""
+    for smaller in sorted(placed, key=lambda s: (-centre[s], s)):
+        rest = size - centre[smaller]
+        larger = next((s for s in sorted(placed) if s != smaller and centre[s] == rest), None)
+        if larger is not None and rest >= centre[smaller]:
+            return larger, smaller
+    return None
 
 
 def _tighter(bound, other, pick):
