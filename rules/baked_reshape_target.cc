@@ -24,13 +24,6 @@ namespace {
 // Products of static dims past this are left alone: they would overflow before they matter.
 constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
 
-std::string DimsText(const std::vector<sym::MaybeExpr>& dims) {
-  std::vector<std::string> parts;
-  parts.reserve(dims.size());
-  for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
-  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
-}
-
 std::string OriginText(const infer::Inference& inference, const infer::TensorFact& target) {
   for (const auto& e : *target.values) {
     const infer::Origin* o = inference.OriginOf(e.origin);
@@ -413,11 +406,12 @@ class BakedReshapeTarget : public Rule {
       const infer::TensorFact* target = analysis.inference().Find(node.input(1));
       std::vector<sym::MaybeExpr> target_values;
       for (const auto& e : *target->values) target_values.push_back(e.value);
-      Finding f = FindingFor(analysis, cause, cause.node,
-                             absl::StrCat("Reshape target ", DimsText(target_values), " from ",
-                                          OriginText(analysis.inference(), *target),
-                                          " holds sizes of the example input, but the ",
-                                          "input shape ", DimsText(*input->shape), " is dynamic"));
+      Finding f =
+          FindingFor(analysis, cause, cause.node,
+                     absl::StrCat("Reshape target ", FormatDims(target_values), " from ",
+                                  OriginText(analysis.inference(), *target),
+                                  " holds sizes of the example input, but the ", "input shape ",
+                                  FormatDims(*input->shape), " is dynamic"));
       f.attribute = "input 1 (shape)";
       f.fix =
           "build the target from the input's shape or use 0 and -1 for dims that follow the "
@@ -489,7 +483,7 @@ class BakedReshapeTarget : public Rule {
     for (const auto& e : *target.values) target_values.push_back(e.value);
     Finding f = FindingAt(
         analysis, g, node, Severity::kWarning,
-        absl::StrCat("Reshape target ", DimsText(target_values), " from ",
+        absl::StrCat("Reshape target ", FormatDims(target_values), " from ",
                      OriginText(analysis.inference(), target), " puts the literal ", *literal,
                      first ? " first" : " last", ", where the input has the ", "dynamic ", name,
                      ": a size of the example input (a traced int(x.size(", first ? 0 : -1, ")))"));

@@ -18,13 +18,6 @@
 namespace shapelint::lint {
 namespace {
 
-std::string DimsText(const std::vector<sym::MaybeExpr>& dims) {
-  std::vector<std::string> parts;
-  parts.reserve(dims.size());
-  for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
-  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
-}
-
 class RoundedUpReshape : public Rule {
  public:
   using Rule::Rule;
@@ -44,8 +37,8 @@ class RoundedUpReshape : public Rule {
       if (input == nullptr || !input->shape || output == nullptr || !output->shape) continue;
       Finding f = FindingFor(
           analysis, cause, cause.node,
-          absl::StrCat("Reshape views '", std::string(node.input(0)), "' ", DimsText(*input->shape),
-                       " as ", DimsText(*output->shape),
+          absl::StrCat("Reshape views '", std::string(node.input(0)), "' ",
+                       FormatDims(*input->shape), " as ", FormatDims(*output->shape),
                        ", which rounds a size up to a multiple: nothing in the graph pads or "
                        "resizes the tensor to it, so the model runs only where the size is a "
                        "multiple (eager PyTorch grows the tensor first, in a branch the trace "

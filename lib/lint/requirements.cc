@@ -68,6 +68,13 @@ std::string DescribeFailure(const Requirement& r, int64_t lhs, int64_t rhs) {
   return r.what;
 }
 
+std::string FormatDims(const std::vector<sym::MaybeExpr>& dims) {
+  std::vector<std::string> parts;
+  parts.reserve(dims.size());
+  for (const auto& d : dims) parts.push_back(d ? d->ToString(kMaxExprText) : "?");
+  return absl::StrCat("[", absl::StrJoin(parts, ", "), "]");
+}
+
 std::string FormatDims(const std::vector<int64_t>& dims) {
   return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
 }

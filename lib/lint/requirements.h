@@ -33,6 +33,8 @@ std::string DescribeFailure(const infer::Requirement& requirement, int64_t lhs, 
 
 // "[2, 3, 8, 9]"
 std::string FormatDims(const std::vector<int64_t>& dims);
+// "[N, 3, floor(H / 2)]", each dim cut at kMaxExprText, "?" for an unknown one.
+std::string FormatDims(const std::vector<sym::MaybeExpr>& dims);
 
 }  // namespace shapelint::lint
 
