@@ -24,22 +24,7 @@ TORCH2 = CORPUS / "torch2"
 # labels' 232, 256 and 192x288. The dynamic check's probes are 225 and 226.
 KNOWN_MISSED = ["tv_swin_t.dynamo.onnx", "tv_swin_t.ts.onnx"]
 
-# Exports that break although their labels say healthy: the labels ran them only at sizes where
-# the break does not show. Judged as breaking.
-UNLABELLED_BREAKS = {
-    # HF Swin (patch 2, window 4) pads the image to a multiple of the patch and the patch grid
-    # to a multiple of the window, in branches on the sizes that the trace at 32x32 did not
-    # take; the labels ran 32, 48 and 32x64, multiples of 16, where nothing is padded. At 33x33
-    # eager returns 81 tokens and ONNX Runtime 64; at 34, 36 and 40 ONNX Runtime fails at a
-    # Reshape of a Swin block while eager runs (the dynamic check's ST003, at 33 and 37).
-    "hf_swin.ts.onnx",
-}
-
 NETWORK_PREFIXES = ("tv_", "timm_", "hf_")
-
-
-def breaks(name, label):
-    return label["breaks"] or name in UNLABELLED_BREAKS
 
 
 def load(name):
@@ -73,7 +58,7 @@ class ExportApiTest(unittest.TestCase):
         for name, record in self.judged.items():
             label = self.labels[name]
             for v in record["verdicts"]:
-                if v["verdict"] == "confirmed" and not breaks(name, label) and \
+                if v["verdict"] == "confirmed" and not label["breaks"] and \
                         not label.get("specialized"):
                     wrong.append((name, v["rule"], v["detail"]))
         self.assertEqual(wrong, [])
@@ -81,7 +66,7 @@ class ExportApiTest(unittest.TestCase):
     def test_the_dynamic_check_reports_only_models_that_break(self):
         reported = [n for n, r in self.judged.items()
                     if any(f.startswith("ST003:") for f in r["findings"])]
-        self.assertEqual([n for n in reported if not breaks(n, self.labels[n])], [])
+        self.assertEqual([n for n in reported if not self.labels[n]["breaks"]], [])
 
     def test_every_breaking_export_has_an_error_and_no_healthy_one_has(self):
         # Labelled breaking: ONNX Runtime disagreed with eager somewhere the file declares
@@ -91,9 +76,9 @@ class ExportApiTest(unittest.TestCase):
         for name, record in self.judged.items():
             label = self.labels[name]
             errors = [f for f in record["findings"] if f.endswith(":error")]
-            if breaks(name, label) and not errors:
+            if label["breaks"] and not errors:
                 missed.append(name)
-            elif not breaks(name, label) and not label.get("specialized") and errors:
+            elif not label["breaks"] and not label.get("specialized") and errors:
                 false.append((name, errors))
         self.assertEqual((sorted(missed), false), (KNOWN_MISSED, []))
 
