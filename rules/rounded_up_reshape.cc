@@ -2,11 +2,11 @@
 // patch or window, of a tensor the graph never grows to it.
 //
 // Code computes math.ceil(h / p) * p to pad or resize a feature map to a multiple of p before
-// it cuts the map into patches, and often only when h is not one already (timm's MobileViT:
-// `if new_h != H: x = F.interpolate(x, size=(new_h, new_w))`). Traced at a multiple, the branch
-// is left out, but the target still rounds up: the graph runs where h is a multiple, and
-// elsewhere the Reshape fails where eager PyTorch resizes and runs. torch.export records no
-// guard for it, as a congruence is no range. A view rounded down (c == 2 * floor(c / 2), a
+// it cuts the map into patches, and often only when h is not one already (timm's MobileViT
+// interpolates in such a branch). Traced at a multiple, the branch is left out, but the target
+// still rounds up: the graph runs where h is a multiple, and elsewhere the Reshape fails where
+// eager PyTorch resizes and runs. torch.export records no guard for it, as a congruence is no
+// range. A view rounded down (c == 2 * floor(c / 2), a
 // channel split) fails in eager PyTorch too and is not reported.
 //
 // Claims: the failing node of a pin that rounds up (Pin::rounds_up): a Reshape whose element
