@@ -345,39 +345,23 @@ class TableRepair {
     return true;
   }
 
-  // The values are base + sum of step_k * i_k over the sized axes k; base and steps, over the
-  // other axes, are kept for BuildAffine.
+  // The position of `index` on the axes that are not sized, row-major: where its base and
+  // steps are kept.
+  int64_t RestIndex(const std::vector<int64_t>& index) const {
+    int64_t rest = 0;
+    for (size_t a = 0; a < index.size(); ++a) {
+      if (!IsSized(a)) rest = rest * t_.dims[a] + index[a];
+    }
+    return rest;
+  }
+
+  // The values are base + sum of step_k * i_k over the sized axes k, base and steps taken over
+  // the other axes from the elements at 0 (and 1) of the sized axes; kept for BuildAffine.
   bool Affine() {
     base_.clear();
     steps_.clear();
-    const bool exact_only = t_.data_type == ONNX_NAMESPACE::TensorProto::FLOAT;
-    bool any_step = false;
-    const bool ok = EveryElement([&](int64_t flat, const std::vector<int64_t>& index) {
-      const double base = t_.values[FlatIndex(index, -1)];
-      double predicted = base;
-      for (const auto& [axis, dim] : sized_) {
-        const double step = t_.dims[axis] > 1 ? t_.values[FlatIndex(index, axis)] - base : 0.0;
-        if (step != 0) any_step = true;
-        if (step != 0 &&
-            (!std::isfinite(step) ||
-             (exact_only && (std::abs(step) >= kMaxExactFloat || step != std::floor(step))))) {
-          return false;
-        }
-        predicted += step * static_cast<double>(index[axis]);
-      }
-      if (any_step && exact_only &&
-          (base != std::floor(base) || std::abs(base) >= kMaxExactFloat)) {
-        return false;
-      }
-      return predicted == t_.values[flat] || (!any_step && base == t_.values[flat]);
-    });
-    if (!ok) return false;
-    if (any_step && t_.data_type == ONNX_NAMESPACE::TensorProto::BOOL) return false;
-    // Base and steps over the other axes: the elements at 0 (and 1) of the sized axes.
     EveryElement([&](int64_t flat, const std::vector<int64_t>& index) {
-      bool at_origin = true;
-      for (const auto& [axis, dim] : sized_) at_origin = at_origin && index[axis] == 0;
-      if (!at_origin) return true;
+      if (FlatIndex(index, -1) != flat) return true;  // not at 0 of every sized axis
       base_.push_back(t_.values[flat]);
       for (const auto& [axis, dim] : sized_) {
         steps_[axis].push_back(
@@ -385,7 +369,28 @@ class TableRepair {
       }
       return true;
     });
-    return true;
+    bool any_step = false;
+    for (const auto& [axis, step] : steps_) {
+      any_step = any_step || std::any_of(step.begin(), step.end(), [](double v) { return v != 0; });
+    }
+    if (any_step && t_.data_type == ONNX_NAMESPACE::TensorProto::BOOL) return false;
+    // The graph computes the range in the tensor's type: a float one is exact for integers only.
+    if (any_step && t_.data_type == ONNX_NAMESPACE::TensorProto::FLOAT) {
+      auto exact = [](double v) { return v == std::floor(v) && std::abs(v) < kMaxExactFloat; };
+      if (!std::all_of(base_.begin(), base_.end(), exact)) return false;
+      for (const auto& [axis, step] : steps_) {
+        if (!std::all_of(step.begin(), step.end(), exact)) return false;
+      }
+    }
+    // A step from infinities is NaN, which matches nothing.
+    return EveryElement([&](int64_t flat, const std::vector<int64_t>& index) {
+      const int64_t rest = RestIndex(index);
+      double predicted = base_[rest];
+      for (const auto& [axis, step] : steps_) {
+        if (step[rest] != 0) predicted += step[rest] * static_cast<double>(index[axis]);
+      }
+      return predicted == t_.values[flat];
+    });
   }
 
   std::string AffineText() const {
@@ -491,8 +496,6 @@ class TableRepair {
         "Where", {b.Add("Less", {cols, rows}), scalar(diagonal_[0]), on_or_above}, {}, "mask");
     if (as_bool) square = b.Add("Cast", {square}, {{{"to", t_.data_type}}, {}}, "mask");
     // [n, n] placed at the sized axes of the literal's rank, then expanded to its other dims.
-    std::vector<int64_t> placed(t_.dims.size(), 1);
-    for (const auto& [axis, dim] : sized_) placed[axis] = -1;
     if (t_.dims.size() != 2) {
       std::vector<std::string> entries;
       for (size_t a = 0; a < t_.dims.size(); ++a) {
