@@ -6,6 +6,8 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tempfile
+import textwrap
 import unittest
 
 import numpy as np
@@ -233,6 +235,124 @@ class MovedBindingTest(unittest.TestCase):
         self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 2, limits),
                          {"n": 4, "c": 3, "s": 5})
 
+
+# A stand-in for _ort_worker.py that speaks its protocol without ONNX Runtime: it loads files
+# that hold b"model", doubles x, refuses a feed named "refuse" as ORT words a refusal, and dies
+# of SIGFPE on a feed named "crash", as ORT's kernels can.
+FAKE_WORKER = textwrap.dedent("""
+    import os, pickle, resource, signal, sys
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # as the real worker points it at stderr
+    def reply(message):
+        pickle.dump(message, replies)
+        replies.flush()
+    sessions = []
+    while True:
+        try:
+            request = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            sys.exit(0)
+        print("printed by the runtime")  # must not corrupt the replies
+        if request[0] == "load":
+            with open(request[1], "rb") as f:
+                if f.read() != b"model":
+                    reply(("error", "cannot load " + os.path.basename(request[1])))
+                    continue
+            sessions.append(request[1])
+            reply(("ready", len(sessions)))
+            continue
+        if request[0] == "drop":
+            reply(("dropped", None))
+            continue
+        if not 0 < request[1] <= len(sessions):
+            reply(("error", "no session %d" % request[1]))
+            continue
+        feeds = request[2]
+        if "crash" in feeds:
+            os.kill(os.getpid(), signal.SIGFPE)
+        if "refuse" in feeds:
+            reply(("error", "[ONNXRuntimeError] : 2 : Non-zero status code returned while "
+                            "running Reshape node. Name:'r' Status Message: bad target"))
+            continue
+        reply(("outputs", [feeds["x"] * 2]))
+""")
+
+
+class OrtProcessTest(unittest.TestCase):
+    """The runtime's process: runs, refusals and crashes come back as outcomes, and the
+    caller's process survives a crash."""
+
+    X = np.arange(3, dtype=np.float32)
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.worker = os.path.join(self.dir.name, "worker.py")
+        with open(self.worker, "w") as f:
+            f.write(FAKE_WORKER)
+        self.model = self.write("model.onnx", b"model")
+
+    def write(self, name, data):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def session(self, path=None, **options):
+        session = _runs.OrtProcess(path or self.model, command=[sys.executable, self.worker],
+                                   **options)
+        self.addCleanup(session._worker.close)
+        return session
+
+    def doubled(self, session):
+        return session.run({"x": self.X}).outputs[0].tolist()
+
+    def test_a_crash_is_a_failing_run_and_the_next_run_starts_again(self):
+        session = self.session()
+        self.assertEqual(self.doubled(session), [0.0, 2.0, 4.0])
+        crashed = session.run({"x": self.X, "crash": self.X})
+        self.assertEqual((crashed.outputs, crashed.error, crashed.node),
+                         (None, "ONNX Runtime crashed (killed by SIGFPE)", None))
+        self.assertEqual(self.doubled(session), [0.0, 2.0, 4.0])
+
+    def test_sessions_share_a_process_and_survive_each_others_crash(self):
+        first, second = self.session(), self.session(self.write("other.onnx", b"model"))
+        self.assertIs(first._worker, second._worker)
+        self.assertEqual(self.doubled(first), self.doubled(second))
+        process = first._worker._process
+        second.run({"x": self.X, "crash": self.X})
+        self.assertEqual(self.doubled(first), [0.0, 2.0, 4.0])  # built again, in a new process
+        self.assertIsNot(first._worker._process, process)
+
+    def test_a_refusal_names_the_node(self):
+        refused = self.session().run({"x": self.X, "refuse": self.X})
+        self.assertEqual((refused.error, refused.node), ("bad target", "r"))
+
+    def test_a_model_the_runtime_cannot_load_raises_its_message(self):
+        with self.assertRaisesRegex(RuntimeError, "^cannot load garbage.onnx$"):
+            self.session(self.write("garbage.onnx", b"garbage"))
+
+    def test_a_copy_to_run_is_removed_once_loaded_also_after_a_restart(self):
+        self.write("model.onnx", b"the file itself is not run")
+        session = self.session(model_bytes=b"model")
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["model.onnx", "worker.py"])
+        session.run({"x": self.X, "crash": self.X})
+        self.assertEqual(self.doubled(session), [0.0, 2.0, 4.0])
+        self.assertEqual(sorted(os.listdir(self.dir.name)), ["model.onnx", "worker.py"])
+
+    def test_closing_the_workers_ends_their_processes(self):
+        session = self.session()
+        process = session._worker._process
+        _runs.close_workers()
+        self.assertEqual(process.poll(), 0)
+        self.assertEqual(self.doubled(session), [0.0, 2.0, 4.0])  # started again
+
+    def test_the_real_worker_says_when_onnxruntime_is_missing(self):
+        if HAS_ORT:
+            self.skipTest("onnxruntime is installed here")
+        with self.assertRaisesRegex(RuntimeError, "onnxruntime"):
+            _runs.OrtProcess(self.model)
 
 class HtmlTest(unittest.TestCase):
 

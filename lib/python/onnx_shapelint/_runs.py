@@ -1,12 +1,18 @@
 """Running a model at given input shapes: inputs like the example's, ONNX Runtime, comparison.
 
-numpy is needed here (ONNX Runtime and torch need it anyway); onnxruntime is imported only
-when a run is asked for.
+numpy is needed here (ONNX Runtime and torch need it anyway). ONNX Runtime runs in a process of
+its own (_ort_worker.py), started when a run is asked for.
 """
 
+import atexit
 import os
+import pickle
 import re
+import signal
+import subprocess
+import sys
 import tempfile
+import threading
 
 import numpy as np
 
@@ -82,23 +88,171 @@ def ort_version():
     return onnxruntime.__version__
 
 
-def ort_session(path):
-    """An ONNX Runtime CPU session on the model at `path` (external data is read by ORT)."""
-    import onnxruntime
+_WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_ort_worker.py")
 
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 4  # failures are reported per run; ORT's log is noise here
-    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+class OrtCrash(Exception):
+    """The runtime's process ended without answering (a signal, an abort)."""
+
+
+class _Worker:
+    """One runtime process (_ort_worker.py) and the pipe to it, shared by the sessions of a
+    caller: started on the first request, and again on the first request after a crash, which
+    counts a new `generation` (the sessions of the old one are gone with it)."""
+
+    def __init__(self, command):
+        self.command = command
+        self.generation = 0
+        self._process = None
+        self._lock = threading.Lock()
+
+    def request(self, message):
+        """The worker's answer to `message`; raises OrtCrash when the process dies first."""
+        with self._lock:
+            if self._process is None:
+                self._process = subprocess.Popen(self.command, stdin=subprocess.PIPE,
+                                                 stdout=subprocess.PIPE)
+            try:
+                pickle.dump(message, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self._process.stdin.flush()
+                return pickle.load(self._process.stdout)
+            except (EOFError, pickle.UnpicklingError, OSError):
+                process, self._process = self._process, None
+                self.generation += 1
+                raise OrtCrash(_ended(process)) from None
+
+    def close(self):
+        with self._lock:
+            process, self._process = self._process, None
+            if process is not None:
+                self.generation += 1  # its sessions end with it
+        if process is not None:
+            _ended(process)
+
+
+def _ended(process):
+    """How `process` ended, once its pipes are closed (which ends a worker that still runs)."""
+    for stream in (process.stdin, process.stdout):
+        try:
+            stream.close()
+        except OSError:  # the pipe of a process that died
+            pass
+    try:
+        code = process.wait(timeout=_CLOSE_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        code = process.wait()
+    if code < 0:
+        try:
+            return "killed by " + signal.Signals(-code).name
+        except ValueError:
+            return "killed by signal %d" % -code
+    return "exit status %d" % code
+
+
+# How long a worker may take to end once its input is closed, before it is killed.
+_CLOSE_SECONDS = 10
+
+_workers = {}
+_workers_lock = threading.Lock()
+
+
+def _worker(command):
+    with _workers_lock:
+        if command not in _workers:
+            _workers[command] = _Worker(list(command))
+        return _workers[command]
+
+
+@atexit.register
+def close_workers():
+    """Ends the runtime processes (at exit; the next run starts them again)."""
+    with _workers_lock:
+        workers = list(_workers.values())
+    for worker in workers:
+        worker.close()
+
+
+class OrtProcess:
+    """An ONNX Runtime CPU session on a model, served by a process of its own (_ort_worker.py)
+    shared by all sessions, so that a crash of the runtime is a failing run rather than the end
+    of the caller's process. Starting the process costs about 0.1 s, once.
+
+    path         the model (its external data is read by ORT, relative to it)
+    model_bytes  None, or a serialized model to run instead of the file: it is written beside
+                 `path` (its external data is referenced relative to it) and removed as soon as
+                 the session is built, here and each time it is built again
+    command      the interpreter and script that serve sessions (tests replace them)
+
+    Raises RuntimeError with ORT's message when the model cannot be loaded. After a crash, the
+    next run builds the session again in a new process. close() drops the session."""
+
+    def __init__(self, path, model_bytes=None, command=None):
+        self._path, self._model_bytes = path, model_bytes
+        self._worker = _worker(tuple(command or (sys.executable, _WORKER)))
+        self._id = None
+        try:
+            self._load()
+        except OrtCrash as crash:
+            raise RuntimeError("ONNX Runtime crashed loading the model (%s)" % crash) from None
+
+    def run(self, feeds):
+        """The Outcome of running the model on `feeds` ({input name: array})."""
+        try:
+            if self._id is None or self._generation != self._worker.generation:
+                self._load()
+            kind, value = self._worker.request(("run", self._id, feeds))
+        except OrtCrash as crash:
+            self._id = None
+            return Outcome(error="ONNX Runtime crashed (%s)" % crash)
+        except RuntimeError as error:  # built again, the session no longer loads
+            return Outcome(error=first_line(error, 400))
+        if kind == "outputs":
+            return Outcome(value)
+        return failure(value)
+
+    def close(self):
+        if self._id is not None and self._generation == self._worker.generation:
+            try:
+                self._worker.request(("drop", self._id))
+            except OrtCrash:  # the process is gone, and the session with it
+                pass
+        self._id = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # at the interpreter's exit the pipe may be gone already
+            pass
+
+    def _load(self):
+        copy = None
+        target = self._path
+        if self._model_bytes is not None:
+            fd, copy = tempfile.mkstemp(suffix=".onnx", prefix=".onnx-shapelint-",
+                                        dir=os.path.dirname(os.path.abspath(self._path)))
+            with os.fdopen(fd, "wb") as f:
+                f.write(self._model_bytes)
+            target = copy
+        try:
+            kind, value = self._worker.request(("load", target))
+        finally:
+            if copy is not None:
+                os.unlink(copy)
+        if kind != "ready":
+            raise RuntimeError(value)
+        self._id, self._generation = value, self._worker.generation
+
+
+def ort_session(path):
+    """An ONNX Runtime CPU session on the model at `path`, in a process of its own."""
+    return OrtProcess(path)
 
 
 def relaxed_session(path, axes):
     """A session on a copy of the model whose input axes `axes` ({input: [axis, ...]}) are
     declared dynamic: the graph at sizes the file's declaration refuses, as the linter analyses
-    it when told an axis is meant to vary. None when onnx is not importable. The copy is written
-    beside the model (its external data is referenced relative to it) and removed once ORT has
-    read it."""
+    it when told an axis is meant to vary. None when onnx is not importable."""
     try:
         import onnx
     except ImportError:
@@ -109,14 +263,7 @@ def relaxed_session(path, axes):
             dim = value.type.tensor_type.shape.dim[axis]
             dim.Clear()
             dim.dim_param = "%s_relaxed_%d" % (value.name, axis)
-    fd, copy = tempfile.mkstemp(suffix=".onnx", prefix=".onnx-shapelint-",
-                                dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        return ort_session(copy)
-    finally:
-        os.unlink(copy)
+    return OrtProcess(path, model.SerializeToString())
 
 
 class Outcome:
@@ -136,16 +283,19 @@ def first_line(error, limit=300):
 
 
 def run_ort(session, feeds):
-    try:
-        return Outcome([np.asarray(o) for o in session.run(None, feeds)])
-    except Exception as error:  # ORT raises its own types; any of them is a failing run
-        message = " ".join(str(error).split())
-        match = _ORT_NODE.search(message)
-        # "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while
-        # running Gemm node. Name:'fc' Status Message: GEMM: Dimension mismatch...": the node
-        # is named apart, the status message is the reason.
-        reason = message.split(_ORT_STATUS, 1)[-1]
-        return Outcome(error=first_line(reason, 400), node=match.group(1) if match else None)
+    """The Outcome of `session` (an OrtProcess) on `feeds`."""
+    return session.run(feeds)
+
+
+def failure(message):
+    """The Outcome of a run ORT refused, with the node its message names."""
+    message = " ".join(str(message).split())
+    match = _ORT_NODE.search(message)
+    # "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Non-zero status code returned while
+    # running Gemm node. Name:'fc' Status Message: GEMM: Dimension mismatch...": the node
+    # is named apart, the status message is the reason.
+    reason = message.split(_ORT_STATUS, 1)[-1]
+    return Outcome(error=first_line(reason, 400), node=match.group(1) if match else None)
 
 
 def compare(want, got):

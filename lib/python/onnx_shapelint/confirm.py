@@ -47,6 +47,17 @@ class Runner:
         except Exception as error:  # a model ORT cannot load is a verdict, not a crash
             self.session_error = _runs.first_line(error)
 
+    def close(self):
+        """Ends the runtime's processes."""
+        for session in {id(s): s for s in (self.session, self.relaxed_session) if s}.values():
+            session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     @property
     def runs_anything(self):
         return self.session is not None or self.eager is not None
@@ -417,11 +428,11 @@ def confirm(model, dims=None, *, eager=None, kinds=None, select=None, ignore=Non
     inputs = _core.inputs(path)
     if kinds is None:
         kinds = {i["name"]: _runs.InputKind.of_onnx_type(i["elem_type"]) for i in inputs}
-    runner = Runner(path, kinds, eager)
-    confirm_findings(report, runner)
-    report.probes = dynamic_check(report, path, runner, centre_of(inputs, dims, report),
-                                  ranges_of(inputs))
-    report.runs = runner.runs
+    with Runner(path, kinds, eager) as runner:
+        confirm_findings(report, runner)
+        report.probes = dynamic_check(report, path, runner, centre_of(inputs, dims, report),
+                                      ranges_of(inputs))
+        report.runs = runner.runs
     return report
 
 

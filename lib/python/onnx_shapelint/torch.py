@@ -396,19 +396,19 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
         relaxed = {}
         for axis in dynamic:
             relaxed.setdefault(axis[0], []).append(axis[1])
-        runner = _confirm.Runner(target, _kinds(inputs, matched),
-                                 _Eager(torch, model, args, kwargs, matched), relaxed)
-        _confirm.confirm_findings(report, runner)
-        centre = {}
-        for name, shape in shapes.items():
-            for d, size in zip(declared[name]["dims"] or [], shape):
-                if isinstance(d, str):
-                    centre.setdefault(d, size)
-        _confirm.confirm_warnings(report, runner, centre)
-        report.probes = _confirm.dynamic_check(report, target, runner, centre,
-                                               _confirm.ranges_of(inputs))
-        _settle_narrowed(report, runner, narrowed, shapes)
-        report.runs = runner.runs
+        with _confirm.Runner(target, _kinds(inputs, matched),
+                             _Eager(torch, model, args, kwargs, matched), relaxed) as runner:
+            _confirm.confirm_findings(report, runner)
+            centre = {}
+            for name, shape in shapes.items():
+                for d, size in zip(declared[name]["dims"] or [], shape):
+                    if isinstance(d, str):
+                        centre.setdefault(d, size)
+            _confirm.confirm_warnings(report, runner, centre)
+            report.probes = _confirm.dynamic_check(report, target, runner, centre,
+                                                   _confirm.ranges_of(inputs))
+            _settle_narrowed(report, runner, narrowed, shapes)
+            report.runs = runner.runs
     _confirm.settle_requests(report)
     # Seconds spent in each step: what checking costs next to the export itself.
     report.timings = {"export": exported - started, "lint": linted - exported,
