@@ -29,6 +29,21 @@ int FixNamed(TensorShapeProto* shape, const std::string& name, int64_t size) {
   return fixed;
 }
 
+// Leaves each static dim of the graph's value_info unknown. The exporter wrote them by
+// inference from the inputs as they were declared; once an input dim declared static is meant
+// to vary, they hold its example size and every size computed from it, and checking the graph
+// against them would report the exporter's bookkeeping as bakes (a convolution's output
+// "declared" at the example height). Graph outputs stay: they are the model's interface.
+void ForgetStaticValueInfo(ONNX_NAMESPACE::GraphProto& graph) {
+  for (auto& info : *graph.mutable_value_info()) {
+    TensorShapeProto* shape = ShapeOf(info);
+    if (shape == nullptr) continue;
+    for (auto& dim : *shape->mutable_dim()) {
+      if (dim.has_dim_value()) dim.Clear();
+    }
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ir::Model>> WithDeclaredDims(
@@ -38,6 +53,7 @@ absl::StatusOr<std::unique_ptr<ir::Model>> WithDeclaredDims(
   auto* graph = proto.mutable_graph();
   std::set<std::string> initializers;
   for (const auto& t : graph->initializer()) initializers.insert(t.name());
+  bool relaxed_a_static_dim = false;
   for (const DynamicAxis& d : dynamic) {
     ValueInfoProto* input = nullptr;
     std::vector<std::string> names;
@@ -59,12 +75,14 @@ absl::StatusOr<std::unique_ptr<ir::Model>> WithDeclaredDims(
           "dynamic axis: input '", d.input, "' has no axis ", d.axis, " (rank ", rank, ")"));
     }
     auto* dim = shape->mutable_dim(static_cast<int>(axis));
+    relaxed_a_static_dim |= dim->has_dim_value();
     if (d.name.empty()) {
       dim->Clear();  // an unnamed dim: the engine gives it a symbol of its own
     } else {
       dim->set_dim_param(d.name);
     }
   }
+  if (relaxed_a_static_dim) ForgetStaticValueInfo(*graph);
   for (const auto& [name, size] : static_dims) {
     if (size < 0) return absl::InvalidArgumentError(absl::StrCat("static dim: ", name, " < 0"));
     int in_inputs = 0;
