@@ -170,12 +170,7 @@ class TableRepair {
     if (!values.ok())
       return Unfixable(absl::StrCat("the literal's values: ", values.status().message()));
     t_ = *std::move(values);
-    if (auto st = FindSizedAxes(); !st.ok()) return st;
-    if (PerChannel()) {
-      return Unfixable(
-          "a per-channel constant built in forward (a normalisation's mean or std) fixes the "
-          "channels by design, as a weight does: the declaration is what is wrong");
-    }
+    // How the literal is read comes first: a size operand is left whatever its axes.
     const std::vector<int> readers = Readers(g);
     if (readers.empty()) return Unfixable("nothing in the main graph reads the literal");
     for (int n : readers) {
@@ -183,6 +178,12 @@ class TableRepair {
         return Unfixable(absl::StrCat("the literal gives ", g.node(n).op_type(),
                                       " sizes or axes, whose count the graph fixes elsewhere"));
       }
+    }
+    if (auto st = FindSizedAxes(); !st.ok()) return st;
+    if (PerChannel()) {
+      return Unfixable(
+          "a per-channel constant built in forward (a normalisation's mean or std) fixes the "
+          "channels by design, as a weight does: the declaration is what is wrong");
     }
     FixBuilder b(analysis_, readers.front(), Applicability::kSafe, "");
     if (b.opset() < kMinRangeOpset) return Unfixable("Range needs opset 11");
