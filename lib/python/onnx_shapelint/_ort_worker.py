@@ -17,6 +17,8 @@ import os
 import pickle
 import sys
 
+import numpy as np
+
 
 def _replies():
     """The stream replies go to. Anything the runtime or Python prints to the standard output
@@ -64,8 +66,6 @@ def _answer(sessions, request, next_id):
         except Exception as error:  # a model ORT cannot load: the caller's verdict, not a crash
             return ("error", str(error))
         return ("ready", next_id)
-    import numpy as np
-
     try:
         outputs = [np.asarray(o) for o in sessions[request[1]].run(None, request[2])]
     except Exception as error:  # ORT raises its own types; any of them is a failing run

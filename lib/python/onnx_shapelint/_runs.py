@@ -244,11 +244,6 @@ class OrtProcess:
         self._id, self._generation = value, self._worker.generation
 
 
-def ort_session(path):
-    """An ONNX Runtime CPU session on the model at `path`, in a process of its own."""
-    return OrtProcess(path)
-
-
 def relaxed_session(path, axes):
     """A session on a copy of the model whose input axes `axes` ({input: [axis, ...]}) are
     declared dynamic: the graph at sizes the file's declaration refuses, as the linter analyses
@@ -280,11 +275,6 @@ class Outcome:
 def first_line(error, limit=300):
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def run_ort(session, feeds):
-    """The Outcome of `session` (an OrtProcess) on `feeds`."""
-    return session.run(feeds)
 
 
 def failure(message):

@@ -41,15 +41,15 @@ class Runner:
         if self.ort_version is None:
             return
         try:
-            self.session = _runs.ort_session(path)
+            self.session = _runs.OrtProcess(path)
             self.relaxed_session = (_runs.relaxed_session(path, relaxed) if relaxed else
                                     self.session)
         except Exception as error:  # a model ORT cannot load is a verdict, not a crash
             self.session_error = _runs.first_line(error)
 
     def close(self):
-        """Ends the runtime's processes."""
-        for session in {id(s): s for s in (self.session, self.relaxed_session) if s}.values():
+        """Drops the runtime's sessions (the relaxed one may be the file's)."""
+        for session in {self.session, self.relaxed_session} - {None}:
             session.close()
 
     def __enter__(self):
@@ -67,7 +67,7 @@ class Runner:
         self.runs += 1
         feeds = _runs.make_inputs(self.kinds, shapes, seed)
         session = self.session if as_declared else self.relaxed_session
-        ort = _runs.run_ort(session, feeds) if session is not None else None
+        ort = session.run(feeds) if session is not None else None
         eager = None
         if self.eager is not None:
             try:
