@@ -8,41 +8,36 @@
 // Without the export sizes (--export-dims) such a literal cannot be told from a deliberate
 // x[..., :5], so the rule is silent then. With them it warns, and it is an error when a nearby
 // size makes the graph fail at the node or downstream of it.
+#include "example_size_literal.h"
+
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
+namespace example_size_literal {
 namespace {
 
 using infer::Element;
 using infer::TensorFact;
 
-// How a literal may derive from the example size d of the dim it addresses.
-enum Form : unsigned {
-  kWhole = 1,     // d: x[:, :T], k = D, a window as large as the map
-  kMinusOne = 2,  // d - 1: the last index, x.narrow(-1, 0, W - 1)
-  kHalf = 4,      // d // 2 or (d + 1) // 2: half a dim, fftshift-style rolls
-  kDouble = 8,    // 2 * d: upsampling to int(H) * 2
-  kSqrt = 16,     // sqrt(d): a token count folded back into a square grid
-  kRoundUp = 32,  // pads up to the next multiple of 4, 8, ..., 64 (window or patch size)
-};
-
 // Sentinels exporters use for "to the end" and "from the start".
 constexpr int64_t kHugeBound = int64_t{1} << 31;
 
-// One literal where a size of `dim` belongs.
-struct Slot {
-  std::string operand;  // "ends", "indices", "k", "sizes", "kernel_shape", "pads", "shape"
-  int64_t literal = 0;
-  sym::Expr dim;
-  unsigned forms = 0;
-  infer::OriginId origin = infer::kNoOrigin;
-};
+}  // namespace
 
-// Which of the slot's forms gives the literal from the example size d, if any.
+std::vector<int64_t> RoundUpMultiples(int64_t v, int64_t d) {
+  std::vector<int64_t> multiples;
+  for (int64_t k = 4; k <= 64; k *= 2) {
+    if (v < k && d % k != 0 && (d + v) % k == 0) multiples.push_back(k);
+  }
+  return multiples;
+}
+
 std::optional<Form> FormOf(const Slot& slot, int64_t d) {
   const int64_t v = std::llabs(slot.literal);
   if (v < 2 || d < 2) return std::nullopt;
@@ -52,18 +47,12 @@ std::optional<Form> FormOf(const Slot& slot, int64_t d) {
   if ((slot.forms & kDouble) && v == 2 * d) return kDouble;
   // A side of 2 (a 2 x 2 grid) is as likely a group or head count: only 3 and up.
   if ((slot.forms & kSqrt) && v >= 3 && v * v == d) return kSqrt;
-  if (slot.forms & kRoundUp) {
-    for (int64_t k = 4; k <= 64; k *= 2) {
-      if (v < k && d % k != 0 && (d + v) % k == 0) return kRoundUp;
-    }
-  }
+  if ((slot.forms & kRoundUp) && !RoundUpMultiples(v, d).empty()) return kRoundUp;
   return std::nullopt;
 }
 
-// A dim as findings print it; long expressions are cut.
 std::string DimText(const sym::Expr& dim) { return dim.ToString(kMaxExprText); }
 
-// How `literal` derives from `dim` at the example, e.g. "x_dim_3 // 2", or nullopt.
 std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
   const int64_t v = std::llabs(slot.literal);
   const std::optional<Form> form = FormOf(slot, d);
@@ -82,37 +71,20 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
     case kSqrt:
       return absl::StrCat("sqrt(", name, ")");
     case kRoundUp:
-      for (int64_t k = 4; k <= 64; k *= 2) {
-        if (v < k && d % k != 0 && (d + v) % k == 0) {
-          return absl::StrCat("the pad from ", name, " up to a multiple of ", k);
-        }
-      }
+      return absl::StrCat("the pad from ", name, " up to a multiple of ",
+                          RoundUpMultiples(v, d).front());
   }
   return std::nullopt;
 }
 
-// Values of a node input that the engine tracks, with their origins.
 const std::vector<Element>* ValuesOf(const Analysis& analysis, ir::Node n, int input) {
   if (input >= n.input_size() || n.input(input).empty()) return nullptr;
   const TensorFact* f = analysis.inference().Find(n.input(input));
   return f != nullptr && f->values ? &*f->values : nullptr;
 }
 
-bool IsLiteral(const Analysis& analysis, const Element& e) {
-  const infer::Origin* o = analysis.inference().OriginOf(e.origin);
-  return o != nullptr && o->IsLiteral();
-}
-
 std::optional<int64_t> ConstantOf(const Element& e) {
   return e.value ? e.value->AsConstant() : std::nullopt;
-}
-
-const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
-  if (data == nullptr || !data->shape) return nullptr;
-  const int64_t rank = data->rank();
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return nullptr;
-  return &(*data->shape)[axis];
 }
 
 std::vector<int64_t> IntsAttr(ir::Node n, std::string_view name) {
@@ -123,9 +95,30 @@ std::optional<int64_t> IntAttr(ir::Node n, std::string_view name) {
   return n.IntAttribute(name).ToOptional();
 }
 
+namespace {
+
+bool IsLiteral(const Analysis& analysis, const Element& e) {
+  const infer::Origin* o = analysis.inference().OriginOf(e.origin);
+  return o != nullptr && o->IsLiteral();
+}
+
+const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
+  if (data == nullptr || !data->shape) return nullptr;
+  const int64_t rank = data->rank();
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return nullptr;
+  return &(*data->shape)[axis];
+}
+
+// Where a literal sits: input `input` of the node (-1: an attribute), at `element`.
+struct Place {
+  int input = -1;
+  size_t element = 0;
+};
+
 // A literal `v` addressing `axis` of `data`, when that dim is dynamic.
 void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64_t axis,
-            unsigned forms, infer::OriginId origin, std::vector<Slot>& out) {
+            unsigned forms, infer::OriginId origin, Place place, std::vector<Slot>& out) {
   const sym::MaybeExpr* dim = DimOf(data, axis);
   // Only dims that are input dims or polynomials in them: past a floor or a min (windows,
   // strides, padding arithmetic) a match with the example is more likely a coincidence.
@@ -134,23 +127,26 @@ void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64
       !(*dim)->IsPolynomial()) {
     return;
   }
-  out.push_back({operand, v, **dim, forms, origin});
+  out.push_back({operand, v, **dim, forms, origin, place.input, place.element});
 }
 
-// The literals of `elements` (or of an attribute's `attr_values` when `elements` is null), the
-// i-th addressing axis `axes[i]` of `data`.
+// The literals of input `input` of the node, `elements` (or of an attribute's `attr_values`
+// when `elements` is null), the i-th addressing axis `axes[i]` of `data`.
 void AddPerAxis(const Analysis& analysis, const TensorFact* data, const std::string& operand,
-                const std::vector<Element>* elements, const std::vector<int64_t>& attr_values,
-                const std::vector<int64_t>& axes, unsigned forms, std::vector<Slot>& out) {
+                int input, const std::vector<Element>* elements,
+                const std::vector<int64_t>& attr_values, const std::vector<int64_t>& axes,
+                unsigned forms, std::vector<Slot>& out) {
   const size_t n = elements != nullptr ? elements->size() : attr_values.size();
   for (size_t i = 0; i < n && i < axes.size(); ++i) {
     if (elements == nullptr) {
-      AddOne(data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, out);
+      AddOne(data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, {}, out);
       continue;
     }
     const Element& e = (*elements)[i];
     auto v = ConstantOf(e);
-    if (v && IsLiteral(analysis, e)) AddOne(data, operand, *v, axes[i], forms, e.origin, out);
+    if (v && IsLiteral(analysis, e)) {
+      AddOne(data, operand, *v, axes[i], forms, e.origin, {input, i}, out);
+    }
   }
 }
 
@@ -177,8 +173,9 @@ std::vector<Slot> SliceSlots(const NodeSite& at) {
     const auto starts = IntsAttr(at.n, "starts");
     std::vector<int64_t> axes = IntsAttr(at.n, "axes");
     if (axes.empty()) axes = Iota(starts.size());
-    AddPerAxis(at.analysis, at.data, "starts", nullptr, starts, axes, kForms, slots);
-    AddPerAxis(at.analysis, at.data, "ends", nullptr, IntsAttr(at.n, "ends"), axes, kForms, slots);
+    AddPerAxis(at.analysis, at.data, "starts", -1, nullptr, starts, axes, kForms, slots);
+    AddPerAxis(at.analysis, at.data, "ends", -1, nullptr, IntsAttr(at.n, "ends"), axes, kForms,
+               slots);
     return slots;
   }
   const auto* starts = ValuesOf(at.analysis, at.n, 1);
@@ -194,8 +191,8 @@ std::vector<Slot> SliceSlots(const NodeSite& at) {
   } else {
     axes = Iota(starts != nullptr ? starts->size() : 0);
   }
-  AddPerAxis(at.analysis, at.data, "starts", starts, {}, axes, kForms, slots);
-  AddPerAxis(at.analysis, at.data, "ends", ends, {}, axes, kForms, slots);
+  AddPerAxis(at.analysis, at.data, "starts", 1, starts, {}, axes, kForms, slots);
+  AddPerAxis(at.analysis, at.data, "ends", 2, ends, {}, axes, kForms, slots);
   return slots;
 }
 
@@ -206,12 +203,17 @@ std::vector<Slot> GatherSlots(const NodeSite& at) {
   if (indices == nullptr) return slots;
   const int64_t axis = IntAttr(at.n, "axis").value_or(0);
   const Element* last = nullptr;
-  for (const auto& e : *indices) {
-    auto v = ConstantOf(e);
-    if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) last = &e;
+  size_t place = 0;
+  for (size_t i = 0; i < indices->size(); ++i) {
+    auto v = ConstantOf((*indices)[i]);
+    if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) {
+      last = &(*indices)[i];
+      place = i;
+    }
   }
   if (last != nullptr && IsLiteral(at.analysis, *last)) {
-    AddOne(at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, slots);
+    AddOne(at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, {1, place},
+           slots);
   }
   return slots;
 }
@@ -221,10 +223,10 @@ std::vector<Slot> TopKSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const int64_t axis = IntAttr(at.n, "axis").value_or(-1);
   if (at.opset >= 10) {
-    AddPerAxis(at.analysis, at.data, "k", ValuesOf(at.analysis, at.n, 1), {}, {axis}, kForms,
+    AddPerAxis(at.analysis, at.data, "k", 1, ValuesOf(at.analysis, at.n, 1), {}, {axis}, kForms,
                slots);
   } else if (auto k = IntAttr(at.n, "k")) {
-    AddPerAxis(at.analysis, at.data, "k", nullptr, {*k}, {axis}, kForms, slots);
+    AddPerAxis(at.analysis, at.data, "k", -1, nullptr, {*k}, {axis}, kForms, slots);
   }
   return slots;
 }
@@ -236,7 +238,7 @@ std::vector<Slot> ResizeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* sizes = at.n.op_type() == "Resize" ? ValuesOf(at.analysis, at.n, 3) : nullptr;
   if (sizes == nullptr) return slots;
-  AddPerAxis(at.analysis, at.data, "sizes", sizes, {}, Iota(sizes->size()),
+  AddPerAxis(at.analysis, at.data, "sizes", 3, sizes, {}, Iota(sizes->size()),
              kWhole | kHalf | kDouble, slots);
   for (const Slot& slot : slots) {
     auto d = slot.dim.Evaluate(at.analysis.example());
@@ -264,7 +266,8 @@ std::vector<Slot> PadSlots(const NodeSite& at) {
     if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
     const size_t side = *begin != 0 ? a : a + rank;
     AddOne(at.data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
-           pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin, slots);
+           pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin,
+           pads != nullptr ? Place{1, side} : Place{}, slots);
   }
   return slots;
 }
@@ -283,7 +286,7 @@ std::vector<Slot> PoolSlots(const NodeSite& at) {
   for (size_t i = 0; i < kernel.size(); ++i) {
     spatial.push_back(static_cast<int64_t>(i + kSpatialBegin));
   }
-  AddPerAxis(at.analysis, at.data, "kernel_shape", nullptr, kernel, spatial, kWhole, window);
+  AddPerAxis(at.analysis, at.data, "kernel_shape", -1, nullptr, kernel, spatial, kWhole, window);
   if (window.size() != kernel.size()) return {};
   return window;
 }
@@ -293,18 +296,20 @@ std::vector<Slot> ReshapeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* target = ValuesOf(at.analysis, at.n, 1);
   if (target == nullptr || at.data == nullptr || !at.data->shape) return slots;
-  for (const auto& e : *target) {
+  for (size_t i = 0; i < target->size(); ++i) {
+    const Element& e = (*target)[i];
     auto v = ConstantOf(e);
     if (!v || *v < 2 || !IsLiteral(at.analysis, e)) continue;
     for (const auto& d : *at.data->shape) {
       if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
-      slots.push_back({"shape", *v, *d, kSqrt, e.origin});
+      slots.push_back({"shape", *v, *d, kSqrt, e.origin, 1, i});
     }
   }
   return slots;
 }
 
-// Slots of one node: the literals in its size operands and the dims they address.
+}  // namespace
+
 std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
   const ir::Node n = g.node(index);
   if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
@@ -321,6 +326,8 @@ std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int inde
   if (op == "Reshape") return ReshapeSlots(at);
   return {};
 }
+
+namespace {
 
 // Sizes of the slot's dim (when it is one symbol) at which the literal's derivation is exact
 // and eager PyTorch's own value of it would fit: the neighbouring perfect squares for sqrt(T),
@@ -372,11 +379,22 @@ class ExampleSizeLiteral : public Rule {
       std::vector<SizeProbe> probes;
       std::string operand;
       infer::OriginId origin = infer::kNoOrigin;
+      std::vector<Derived> literals;
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
         auto d = slot.dim.Evaluate(analysis.example());
         if (!d || FixedByWeight(analysis, slot.dim)) continue;
         auto how = Derivation(slot, *d);
         if (!how) continue;
+        // A literal counts once; one that derives from two dims is ambiguous.
+        auto same = std::find_if(literals.begin(), literals.end(), [&](const Derived& l) {
+          return l.slot.input == slot.input && l.slot.element == slot.element &&
+                 l.slot.operand == slot.operand;
+        });
+        if (same == literals.end()) {
+          literals.push_back({slot, *FormOf(slot, *d), *d});
+        } else if (same->slot.dim != slot.dim) {
+          same->also = slot.dim;
+        }
         for (auto& p : ExactProbes(slot, *FormOf(slot, *d), *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
         std::string part = slot.literal < 0
@@ -417,15 +435,37 @@ class ExampleSizeLiteral : public Rule {
           "compute the size from the tensor inside the model (x.shape[-1] // 2 rather than "
           "int(x.size(-1)) // 2; x[:, -1] for the last row; adaptive or global pooling for a "
           "whole-map window) so that the exporter keeps it dynamic";
+      if (analysis.fixes_wanted()) AttachFix(analysis, index, literals, f);
       out.push_back(std::move(f));
+    }
+  }
+
+ private:
+  // A failure near the example shows the literal is the example's: the fix computes it as the
+  // finding says (safe). A warning has none, and the literal may be the module's own number
+  // that happens to match: the same fix, but unsafe.
+  static void AttachFix(const Analysis& analysis, int node, const std::vector<Derived>& literals,
+                        Finding& f) {
+    if (f.node.graph != "main") {
+      f.unfixable = "the node is in a subgraph";
+      return;
+    }
+    const Applicability applicability =
+        f.severity == Severity::kError ? Applicability::kSafe : Applicability::kUnsafe;
+    absl::StatusOr<FixIt> fix = RepairLiterals(analysis, node, applicability, literals);
+    if (fix.ok()) {
+      f.fix_it = *std::move(fix);
+    } else {
+      f.unfixable = std::string(fix.status().message());
     }
   }
 };
 
 }  // namespace
+}  // namespace example_size_literal
 
 std::unique_ptr<Rule> MakeExampleSizeLiteral(const RuleInfo& info) {
-  return std::make_unique<ExampleSizeLiteral>(info);
+  return std::make_unique<example_size_literal::ExampleSizeLiteral>(info);
 }
 
 }  // namespace shapelint::lint

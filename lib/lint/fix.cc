@@ -33,6 +33,7 @@ using OutputDims = std::vector<std::pair<std::string, std::optional<std::vector<
 struct Snapshot {
   std::vector<Finding> findings;
   Sizes witness;
+  Sizes example;  // the export sizes, when given
   OutputDims outputs;
 };
 
@@ -49,6 +50,7 @@ absl::StatusOr<Snapshot> LintAndMeasure(const ir::Model& model, LintOptions opti
   options.fix_its = true;
   auto findings = RunRules(model, options, registry, [&](const Analysis& analysis) {
     for (const auto& [symbol, size] : analysis.witness().values()) snap.witness[symbol] = size;
+    for (const auto& [symbol, size] : analysis.example().values()) snap.example[symbol] = size;
     const sym::Binding binding = BindingOf(at != nullptr ? *at : snap.witness);
     for (const auto& out : model.graph().proto().output()) {
       snap.outputs.emplace_back(out.name(), analysis.DimsAt(out.name(), binding));
@@ -146,8 +148,11 @@ class Fixer {
     for (const FixIt* fix : WithSiblings(its)) {
       pinned.insert(fix->stale_declarations.begin(), fix->stale_declarations.end());
     }
-    edits->rewrite.declared_dims =
-        StaleDeclarations(**fixed, model_, original_.witness, pinned, proof.diff);
+    // Where no requirement binds a symbol in the witness, the export sizes still say where the
+    // original ran: the exporter wrote its declarations there.
+    Sizes where = original_.witness;
+    where.insert(original_.example.begin(), original_.example.end());
+    edits->rewrite.declared_dims = StaleDeclarations(**fixed, model_, where, pinned, proof.diff);
     if (!edits->rewrite.declared_dims.empty()) {
       bytes = ir::RewriteModel(bytes_, edits->rewrite);
       if (!bytes.ok()) return Failed(proof, std::string(bytes.status().message()));

@@ -211,8 +211,8 @@ absl::StatusOr<Edits> BuildEdits(const ir::Model& model, absl::Span<const FixIt*
 // `original` computes as declared (a size, or torch.export's expression of the input dims) and
 // the fixed graph computes from the inputs becomes that expression (a dim_param), where the two
 // agree at the witness. Without this a fix would leave [B, 2, 8, 64] declared where the reshape
-// now gives [B, S, 8, 64]. A declaration the original already contradicted stays: that is
-// another finding's (SL003), not the fix's to hide.
+// now gives [B, S, 8, 64]. A declaration the original already contradicted where it ran stays:
+// that is another finding's (SL003), not the fix's to hide.
 std::vector<ir::DimEdit> StaleDeclarations(const ir::Model& fixed, const ir::Model& original,
                                            const std::map<std::string, int64_t>& witness,
                                            const std::set<std::pair<std::string, int>>& also,
@@ -268,7 +268,11 @@ std::vector<ir::DimEdit> StaleDeclarations(const ir::Model& fixed, const ir::Mod
     }
     const sym::MaybeExpr& was = (*fact->shape)[c.axis];
     const bool as_declared = was && (c.size ? was->AsConstant() == c.size : *was == *c.expr);
-    if (!as_declared && !also.contains({c.vi->name(), c.axis})) continue;
+    // The fix changed what the graph computes there (a Slice's min(W, 5) is now floor(W / 2)),
+    // and the original agreed with the declaration where it ran: the fix made it stale.
+    const bool changed_by_fix =
+        was && *was != c.now && was->Evaluate(at) == (c.size ? c.size : c.expr->Evaluate(at));
+    if (!as_declared && !changed_by_fix && !also.contains({c.vi->name(), c.axis})) continue;
     // A constant becomes a dim_value: the fixed pool's output is its size whatever the input.
     edits.push_back({c.vi->name(), c.axis, c.now.AsConstant(), c.now.ToString()});
     diff.push_back(absl::StrCat("~ ", c.kind, " '", c.vi->name(), "' dim ", c.axis, ": ", c.was,

@@ -82,6 +82,31 @@ std::string FixBuilder::DimOf(std::string_view value, int64_t axis) {
   return dim;
 }
 
+std::string FixBuilder::Vector(const std::vector<Entry>& entries, bool scalar) {
+  std::vector<std::string> parts;
+  std::vector<int64_t> run;
+  auto flush = [&] {
+    if (!run.empty()) parts.push_back(Ints(run, scalar && entries.size() == 1));
+    run.clear();
+  };
+  for (const Entry& e : entries) {
+    if (const int64_t* literal = std::get_if<int64_t>(&e)) {
+      run.push_back(*literal);
+      continue;
+    }
+    flush();
+    parts.push_back(std::get<std::string>(e));
+  }
+  flush();
+  if (parts.empty()) return Ints({});
+  if (parts.size() > 1) return Add("Concat", parts, {{{"axis", 0}}, {}}, "vector");
+  // One computed value as a scalar: reshaped to rank 0 (a literal was made one above).
+  if (scalar && std::holds_alternative<std::string>(entries.front())) {
+    return Add("Reshape", {parts[0], Ints({})}, {}, "scalar");
+  }
+  return parts[0];
+}
+
 std::string FixBuilder::ProductOfDims(std::string_view value, int64_t first, int64_t last) {
   std::string product = DimOf(value, first);
   for (int64_t axis = first + 1; axis <= last; ++axis) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -54,6 +55,10 @@ class FixBuilder {
   // that hold its symbols; nullopt when a symbol is not a graph input's dim or `e` uses
   // min/max (the graph then has no plain way to say it).
   std::optional<std::string> Compute(const sym::Expr& e);
+  // A 1-D int64 (a scalar when `scalar` and there is one entry) of `entries` in order: literals
+  // and 1-D values of one element; runs of literals become one constant.
+  using Entry = std::variant<int64_t, std::string>;
+  std::string Vector(const std::vector<Entry>& entries, bool scalar = false);
   // Dims `first`..`last` (inclusive) of `value` multiplied, as a 1-D int64 of one element.
   std::string ProductOfDims(std::string_view value, int64_t first, int64_t last);
 

@@ -365,6 +365,163 @@ TEST_CASE("fix: an unsafe fix only with unsafe_fixes", "[lint][fix]") {
   CHECK(after->empty());
 }
 
+// Fix options with the export sizes `sizes` ("x=2x5x8"), as `--export-dims` gives them.
+FixOptions Told(const std::string& sizes, bool unsafe_fixes = false) {
+  auto spec = ParseSizes(sizes, kExportSizes);
+  REQUIRE(spec.ok());
+  FixOptions options;
+  options.lint.export_dims = *std::move(spec);
+  options.unsafe_fixes = unsafe_fixes;
+  return options;
+}
+
+TEST_CASE("fix: a literal computed from the example size follows the input", "[lint][fix]") {
+  {
+    // x[:, int(x.size(1)) - 1] at T = 5: the index 4 becomes -1, the last row at every T.
+    // An error (T = 4 fails), so the fix is safe. y = x[:, -1] of x [B, T, 8] is [B, 8].
+    FixResult r = FixOf(FixtureBytes("SL007/last_row_gather.onnxtxt"), Told("x=2x5x8"));
+    REQUIRE(r.fixed.size() == 1);
+    CHECK(r.fixed[0].rule == "SL007");
+    CHECK(r.fixed[0].fix_it->applicability == Applicability::kSafe);
+    CHECK_THAT(r.fixed[0].fix_it->description, Catch::Matchers::Contains("becomes -1"));
+    auto fixed = Load(r.model);
+    CheckShapes(*fixed, "y",
+                {{"B=2,T=4,D=8", {2, 8}}, {"B=1,T=1,D=8", {1, 8}}, {"B=3,T=9,D=8", {3, 8}}});
+  }
+  {
+    // torch.topk(x, int(x.size(-1)) // 2) at D = 8: k = D // 2, [B, T, 3] at D = 6 (and D = 7),
+    // [B, T, 1] at D = 3, where the original fails.
+    FixResult r = FixOf(FixtureBytes("SL007/topk_half_dim.onnxtxt"), Told("x=2x5x8"));
+    REQUIRE(r.fixed.size() == 1);
+    CHECK(r.fixed[0].fix_it->applicability == Applicability::kSafe);
+    CheckShapes(
+        *Load(r.model), "y",
+        {{"B=2,T=5,D=6", {2, 5, 3}}, {"B=2,T=5,D=7", {2, 5, 3}}, {"B=1,T=2,D=3", {1, 2, 1}}});
+  }
+}
+
+TEST_CASE("fix: a literal no size makes fail is fixed only as unsafe", "[lint][fix]") {
+  // x[..., :int(x.size(-1)) // 2] at W = 10 runs at every W, returning 5 columns: a warning,
+  // whose literal could be the module's own 5.
+  const std::string bytes = FixtureBytes("SL007/slice_half_width.onnxtxt");
+  FixResult safe = FixOf(bytes, Told("x=2x4x8x10"));
+  CHECK(safe.fixed.empty());
+  REQUIRE(safe.unfixed.size() == 1);
+  CHECK_THAT(safe.unfixed[0].reason, Catch::Matchers::Contains("--unsafe-fixes"));
+  FixResult r = FixOf(bytes, Told("x=2x4x8x10", true));
+  REQUIRE(r.fixed.size() == 1);
+  CHECK(r.fixed[0].fix_it->applicability == Applicability::kUnsafe);
+  // Eager: W // 2 columns, 3 at W = 7, 6 at 12, 10 at 21.
+  CheckShapes(*Load(r.model), "y",
+              {{"N=2,C=4,H=8,W=7", {2, 4, 8, 3}},
+               {"N=2,C=4,H=8,W=12", {2, 4, 8, 6}},
+               {"N=1,C=1,H=1,W=21", {1, 1, 1, 10}}});
+  {
+    // The same Slice as torch.export writes it, the output declared with the 5 it traced: the
+    // declaration follows the fixed graph (else the fix would leave a contradiction, SL003).
+    constexpr char kDeclaredHalf[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+half (float[N,C,H,W] x) => (float[N,C,H,5] y) {
+  starts = Constant <value = int64[1] {0}> ()
+  ends = Constant <value = int64[1] {5}> ()
+  axes = Constant <value = int64[1] {3}> ()
+  y = Slice (x, starts, ends, axes)
+}
+)";
+    FixResult declared = FixOf(TextBytes(kDeclaredHalf), Told("x=2x4x8x10", true));
+    REQUIRE(declared.fixed.size() == 1);
+    auto fixed = Load(declared.model);
+    CHECK(CountRule(*fixed, "SL003") == 0);
+    const auto& dim = fixed->graph().proto().output(0).type().tensor_type().shape().dim(3);
+    CHECK_FALSE(dim.has_dim_value());
+    CheckShapes(*fixed, "y",
+                {{"N=2,C=4,H=8,W=7", {2, 4, 8, 3}}, {"N=1,C=1,H=1,W=4", {1, 1, 1, 2}}});
+  }
+  {
+    // F.pad(x, (0, (4 - int(W) % 4) % 4)) at W = 10: W padded up to a multiple of 4.
+    FixResult pad = FixOf(FixtureBytes("SL007/pad_to_multiple.onnxtxt"), Told("x=2x4x8x10", true));
+    REQUIRE(pad.fixed.size() == 1);
+    CheckShapes(*Load(pad.model), "y",
+                {{"N=2,C=4,H=8,W=7", {2, 4, 8, 8}},
+                 {"N=2,C=4,H=8,W=8", {2, 4, 8, 8}},
+                 {"N=1,C=1,H=3,W=13", {1, 1, 3, 16}}});
+  }
+  {
+    // F.avg_pool2d(x, (int(H), int(W))): a global pool, [N, C, 1, 1] at every size.
+    FixResult pool = FixOf(FixtureBytes("SL007/pool_whole_map.onnxtxt"), Told("x=2x4x8x10", true));
+    REQUIRE(pool.fixed.size() == 1);
+    CheckShapes(*Load(pool.model), "y",
+                {{"N=2,C=4,H=16,W=12", {2, 4, 1, 1}},
+                 {"N=1,C=3,H=3,W=5", {1, 3, 1, 1}},
+                 {"N=2,C=4,H=8,W=10", {2, 4, 1, 1}}});
+  }
+  {
+    // F.interpolate(x, size=(int(H) * 2, int(W) * 2)): [N, C, 2H, 2W]; N and C, which the graph
+    // computes, are read back from the sizes operand.
+    FixResult up = FixOf(FixtureBytes("SL007/resize_to_double.onnxtxt"), Told("x=2x4x8x10", true));
+    REQUIRE(up.fixed.size() == 1);
+    CheckShapes(*Load(up.model), "y",
+                {{"N=2,C=4,H=5,W=7", {2, 4, 10, 14}},
+                 {"N=3,C=1,H=1,W=1", {3, 1, 2, 2}},
+                 {"N=1,C=2,H=12,W=3", {1, 2, 24, 6}}});
+  }
+}
+
+// torch.index_select(x, 1, torch.arange(0, int(x.size(1)), 2)) at T = 5: rows [0, 2, 4].
+constexpr char kEveryOtherRow[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,D] x) => (float[B,?,D] y) {
+  rows = Constant <value = int64[3] {0, 2, 4}> ()
+  y = Gather <axis = 1> (x, rows)
+}
+)";
+
+// h = x[:, 0]; for t in range(1, int(x.size(1))): h = h + x[:, t], unrolled at T = 4.
+constexpr char kUnrolledLoop[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,D] x) => (float[B,D] y) {
+  i0 = Constant <value = int64 {0}> ()
+  i1 = Constant <value = int64 {1}> ()
+  i2 = Constant <value = int64 {2}> ()
+  i3 = Constant <value = int64 {3}> ()
+  x0 = Gather <axis = 1> (x, i0)
+  x1 = Gather <axis = 1> (x, i1)
+  x2 = Gather <axis = 1> (x, i2)
+  x3 = Gather <axis = 1> (x, i3)
+  h1 = Add (x0, x1)
+  h2 = Add (h1, x2)
+  y = Add (h2, x3)
+}
+)";
+
+TEST_CASE("fix: folded rows become a range; an unrolled loop is left", "[lint][fix]") {
+  FixResult rows = FixOf(TextBytes(kEveryOtherRow), Told("x=2x5x8"));
+  REQUIRE(rows.fixed.size() == 1);
+  CHECK_THAT(rows.fixed[0].fix_it->description,
+             Catch::Matchers::Contains("indices [0, 2, 4] become range(0, T, 2)"));
+  // arange(0, T, 2) has ceil(T / 2) rows: 4 at T = 7, 3 at T = 6, 1 at T = 1 and 2.
+  CheckShapes(*Load(rows.model), "y",
+              {{"B=2,T=7,D=8", {2, 4, 8}},
+               {"B=2,T=6,D=8", {2, 3, 8}},
+               {"B=1,T=1,D=3", {1, 1, 3}},
+               {"B=1,T=2,D=3", {1, 1, 3}}});
+  // Fixing the last step to x[:, -1] would leave the loop at 4 steps and read other rows.
+  FixResult loop = FixOf(TextBytes(kUnrolledLoop), Told("x=2x4x8"));
+  CHECK(loop.fixed.empty());
+  REQUIRE(loop.unfixed.size() == 1);
+  CHECK_THAT(loop.unfixed[0].reason, Catch::Matchers::Contains("a loop unrolled"));
+}
+
+TEST_CASE("fix: a literal that derives two ways, or through sqrt, is left", "[lint][fix]") {
+  // 4 is sqrt(16) of the channels and of the tokens alike.
+  FixResult both =
+      FixOf(FixtureBytes("SL007/tokens_to_square_grid_divisible.onnxtxt"), Told("x=2x16x16", true));
+  CHECK(both.fixed.empty());
+  REQUIRE(both.unfixed.size() == 1);
+  CHECK_THAT(both.unfixed[0].reason, Catch::Matchers::Contains("derives from C and from T"));
+  FixResult grid = FixOf(FixtureBytes("SL007/tokens_to_square_grid.onnxtxt"), Told("x=2x16x8"));
+  CHECK(grid.fixed.empty());
+  REQUIRE(grid.unfixed.size() == 1);
+  CHECK_THAT(grid.unfixed[0].reason, Catch::Matchers::Contains("floating point"));
+}
+
 TEST_CASE("fix: fixing a fixed model changes nothing", "[lint][fix]") {
   for (const char* fixture : {"SL002/kron_decomposed.onnxtxt", "SL004/conv_channels.onnxtxt",
                               "SL002/reshape_traced_int.onnxtxt"}) {

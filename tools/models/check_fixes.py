@@ -8,9 +8,12 @@ export_corpus.py), with their labels (ground_truth.json).
 
 1. Fix. Every committed model (breaking or not: the healthy ones are the control) is copied
    into a scratch directory of its own and fixed there (`fix` writes beside the input, which a
-   graph-only model needs), twice: told the export sizes (`--export-dims` with the label's
-   export_inputs; the corpus tests in tests/corpus/*_test.cc lint every model alone and told)
-   and alone. Both with `--isolated`, as the corpus tests lint without a configuration file.
+   graph-only model needs), three times: told the export sizes (`--export-dims` with the
+   label's export_inputs; the corpus tests in tests/corpus/*_test.cc lint every model alone and
+   told), alone, and told with `--unsafe-fixes` ("unsafe": the fixes that may change outputs
+   where the model works, such as a literal no size makes fail, computed as it derived from
+   the example; SL009 and SL011 ignored there, whose unsafe fixes give the axis up). All with
+   `--isolated`, as the corpus tests lint without a configuration file.
    The output lines ("fixed ...", "left ...") are parsed into lists; the model is also linted
    (the same options, JSON) so that each error finding is known with its severity and its
    status: fixed, fix rejected (fix tried and dropped by its proof), not repairable (the rule's
@@ -48,6 +51,8 @@ export_corpus.py), with their labels (ground_truth.json).
      not counted (eager fails)     eager PyTorch refuses these sizes
      not counted (declared static) the original file declares an axis of these inputs static
                                    with another size
+     not counted (the fix declared it static)
+                                   the fixed file does (an unsafe fix that gives up the axis)
    At the export size the fixed model must also give the original's outputs ("safe"). A model
    is proven when every counted run is proven and the export-size run is safe.
    torch 1.13 eager runs under Debian's python3 (--torch1-python), in a subprocess of this
@@ -86,7 +91,7 @@ CORPORA = {"torch2": os.path.join(ROOT, "tests", "corpus", "torch2"),
            "exports": os.path.join(ROOT, "tests", "corpus", "exports")}
 OUT = os.path.join(ROOT, "tests", "corpus", "fix", "corpus_fixes.json")
 NETWORK_PREFIXES = ("tv_", "timm_", "hf_")
-MODES = ("told", "alone")
+MODES = ("told", "alone", "unsafe")
 
 FIX_LINE = re.compile(r"^(?P<what>fixed|left (?P<severity>error|warning|note)) (?P<rule>SL\d+) "
                       r"(?P<op>\S+) '(?P<node>.*?)': (?P<text>.*)$")
@@ -96,6 +101,7 @@ PROVEN = "proven"
 LEFT_ERROR = "still breaks (error left)"
 NOT_COUNTED_EAGER = "not counted (eager fails)"
 NOT_COUNTED_STATIC = "not counted (declared static)"
+NOT_COUNTED_FIX_STATIC = "not counted (the fix declared it static)"
 
 
 # ---------------------------------------------------------------- the linter
@@ -105,7 +111,11 @@ def dims_arg(export_inputs):
 
 
 def mode_options(mode, label):
-    return ["--export-dims", dims_arg(label["export_inputs"])] if mode == "told" else []
+    told = ["--export-dims", dims_arg(label["export_inputs"])]
+    # SL009's and SL011's unsafe fixes declare the axis static: nothing to run at other sizes,
+    # and beside another rule's fix of the same literal they would hide its proof.
+    unsafe = told + ["--unsafe-fixes", "--ignore", "SL009,SL011"]
+    return {"told": told, "alone": [], "unsafe": unsafe}[mode]
 
 
 def parse_fix(stdout, model_path):
@@ -181,7 +191,8 @@ def run_fix(linter, path, out, options):
     if summary is not None and summary != [len(fixed), len(left)]:
         record["problem"] = "summary line says %d fixed, %d left; %d and %d lines parsed" % (
             summary[0], summary[1], len(fixed), len(left))
-    findings, lint_error = lint_findings(linter, path, options)
+    lint_options = [o for o in options if o != "--unsafe-fixes"]
+    findings, lint_error = lint_findings(linter, path, lint_options)
     if findings is None:
         record["lint_error"] = lint_error
     else:
@@ -279,6 +290,7 @@ def judge_runs(label_runs, model_path, fixed_paths, inputs, eager, ort, scrub, l
     result = {}
     for mode, path in fixed_paths.items():
         fixed_out = ort.run_all(path, inputs, scrub)
+        fixed_model = onnx.load(path, load_external_data=False)
         rows = []
         for k, run in enumerate(label_runs):
             want, before, after = eager[k], orig_out[k], fixed_out[k]
@@ -293,6 +305,9 @@ def judge_runs(label_runs, model_path, fixed_paths, inputs, eager, ort, scrub, l
                 else:
                     row[key] = [list(o.shape) for o in out]
             conflict = static_conflict(original, [a.shape for a in inputs[k]])
+            # An unsafe fix may give up a dynamic axis (SL009, SL011): the fixed model then
+            # refuses other sizes by its declaration, which is what the fix says it does.
+            declared = static_conflict(fixed_model, [a.shape for a in inputs[k]])
             same_as_original = None
             if not isinstance(before, str) and not isinstance(after, str):
                 shapes, close, diff = compare(before, after)
@@ -309,6 +324,9 @@ def judge_runs(label_runs, model_path, fixed_paths, inputs, eager, ort, scrub, l
             elif conflict:
                 row["verdict"] = NOT_COUNTED_STATIC
                 row["declared"] = conflict
+            elif declared:
+                row["verdict"] = NOT_COUNTED_FIX_STATIC
+                row["declared"] = declared
             else:
                 row["original_verdict"] = verdict_of(want, before)
                 if isinstance(after, str):
@@ -446,7 +464,7 @@ def eager_113(job_path):
     for m in job["models"]:
         try:
             res = eager_113_one(m, entries, tv_names)
-        except Exception as err:  # recorded; the model is then not run
+        except Exception as err:  # recorded; the main script stops on it
             res = {"torch": torch.__version__,
                    "error": "%s: %s" % (type(err).__name__, ex.shorten(ex.first_line(err), 300))}
         with open(os.path.join(m["dir"], "result.json"), "w") as f:
@@ -531,7 +549,7 @@ def load_113(d, label_runs):
 # ---------------------------------------------------------------- main
 
 def fix_model(linter, path, label, out_dir):
-    """Both modes' fix records on `path`; {mode: fixed path} for the distinct fixed outputs."""
+    """Every mode's fix record on `path`; {mode: fixed path} for the distinct fixed outputs."""
     records, fixed_paths, digests = {}, {}, {}
     for mode in MODES:
         out = os.path.join(out_dir, "fixed_%s.onnx" % mode)
@@ -660,8 +678,9 @@ def check(a, linter, work):
             res, inputs, eager = load_113(d, label["runs"])
             torch1_version = res["torch"]
             if "error" in res:
-                entry["not_run"] = "torch 1.13 rebuild failed: " + scrub(res["error"])
-                continue
+                # A missing python3-torchvision, say: the record would silently lose the model.
+                sys.exit("%s: torch 1.13 could not rebuild the module: %s" % (key,
+                                                                             scrub(res["error"])))
             entry["weights"] = res["match"]
             if res["match"] == "differ":
                 entry["source"] = "re-exported"
@@ -685,7 +704,8 @@ def check(a, linter, work):
                     "tests/corpus/exports, each fixed model run on ONNX Runtime (CPU, 1 thread) "
                     "against eager PyTorch at every size of its labels; written by "
                     "tools/models/check_fixes.py (never edited by hand). Modes: 'told' = fix "
-                    "--export-dims with the label's export sizes, 'alone' = fix without. Run "
+                    "--export-dims with the label's export sizes, 'alone' = fix without, 'unsafe' = "
+                    "'told' with --unsafe-fixes. Run "
                     "verdicts: 'proven' = shapes equal and np.allclose(fixed, eager, rtol=1e-3, "
                     "atol=1e-4 + 1e-3 * max|eager|). Counts per rule: errors on breaking models, "
                     "fixable (fixed or fix rejected by its proof), fixed, proven (the fixed "
