@@ -295,6 +295,11 @@ class TableRepair {
       for (size_t a = 0; a < t_.dims.size(); ++a) {
         if (t_.dims[a] == size) axes.push_back(static_cast<int>(a));
       }
+      // A declaration further down says nothing of which of several equal axes it came
+      // through (an LSTM's state [1, 1, 16] at batch 1): the pins at the reader tell.
+      const bool downstream =
+          r.kind == infer::RequirementKind::kDeclaredShape && r.node != src_.consumer;
+      if (axes.size() > 1 && downstream) continue;
       if (axes.size() > 1) axes = AxesMet(r, size, dim, axes);
       if (axes.empty()) return Unfixable(absl::StrCat("no axis of the literal is ", size, " long"));
       for (int a : axes) {
@@ -315,7 +320,12 @@ class TableRepair {
     if (all_sized && size > 1 && axes.size() == 2) return axes;
     const infer::TensorFact* out = analysis_.inference().Find(r.value);
     if (!src_.through.empty() || r.axis < 0 || out == nullptr || !out->shape) return {};
-    const int64_t a = r.axis - static_cast<int64_t>(out->shape->size() - t_.dims.size());
+    // An equality an op demands of one operand's axis (an RNN's initial state against the
+    // batch) names that axis of the operand; a broadcast's names the output's, right-aligned.
+    const bool operand_axis =
+        r.kind == infer::RequirementKind::kBroadcast && r.relation == infer::Relation::kEqual;
+    const int64_t a =
+        operand_axis ? r.axis : r.axis - static_cast<int64_t>(out->shape->size() - t_.dims.size());
     if (a < 0 || a >= static_cast<int64_t>(t_.dims.size()) || t_.dims[a] != size) return {};
     return {static_cast<int>(a)};
   }

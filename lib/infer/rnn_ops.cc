@@ -61,6 +61,10 @@ void InferRecurrent(OpContext& ctx, const char* op, int state_outputs) {
     ctx.Require(RequirementKind::kBroadcast, Relation::kEqual, (*init.shape)[layout == 0 ? 1 : 0],
                 batch, absl::StrCat(op, " input ", 5 + s, " batch vs X batch"), kNoOrigin,
                 layout == 0 ? 1 : 0);
+    ctx.Require(
+        RequirementKind::kBroadcast, Relation::kEqual, (*init.shape)[layout == 0 ? 0 : 1], C(dirs),
+        absl::StrCat(op, " input ", 5 + s, " axis ", layout == 0 ? 0 : 1, " vs num_directions"),
+        kNoOrigin, layout == 0 ? 0 : 1);
   }
   if (ctx.num_outputs() > 0) {
     ctx.out(0).shape =

@@ -187,6 +187,12 @@ bool HasConstantDim(const infer::TensorFact* f, int64_t constant) {
                      [&](const auto& d) { return d && d->AsConstant() == constant; });
 }
 
+bool HasConstantAt(const infer::TensorFact* f, int64_t axis, int64_t constant) {
+  if (f == nullptr || !f->shape || axis >= static_cast<int64_t>(f->shape->size())) return false;
+  const sym::MaybeExpr& d = (*f->shape)[axis];
+  return d && d->AsConstant() == constant;
+}
+
 class Tracer {
  public:
   explicit Tracer(const infer::Inference& inference) : inference_(inference) {}
@@ -243,8 +249,12 @@ class Tracer {
     auto c = r.rhs.AsConstant();
     if (!c) c = r.lhs.AsConstant();
     // A size of 1 is a broadcast's or a squeeze's; where sizes must be equal (the axes a Concat
-    // does not join) it is a size like any other, a batch of one baked into a class token.
-    if (!c || *c < 1 || (*c == 1 && r.kind != infer::RequirementKind::kConcatDim)) return none;
+    // does not join, an RNN's initial state against the batch, which does not broadcast) it is
+    // a size like any other, a batch of one baked into a class token or a folded zero state.
+    const bool equal_sizes =
+        r.kind == infer::RequirementKind::kConcatDim ||
+        (r.kind == infer::RequirementKind::kBroadcast && r.relation == infer::Relation::kEqual);
+    if (!c || *c < 1 || (*c == 1 && !equal_sizes)) return none;
     const ir::Graph& g = *r.graph;
     const auto& node = g.node(r.node);
     // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
@@ -256,8 +266,11 @@ class Tracer {
     }
     for (const auto& in : node.input()) {
       // An operand with the size as a constant dim may carry a literal (a mask [L, 5, 1] built
-      // from a Constant [1, 5] and a dynamic length L); SourceOf decides.
+      // from a Constant [1, 5] and a dynamic length L); SourceOf decides. A 1 is common on
+      // axes of other operands (an LSTM's weights are [1, 4H, D]): only the operand holding it
+      // on the requirement's axis is its source.
       if (!HasConstantDim(inference_.Find(in), *c)) continue;
+      if (*c == 1 && r.axis >= 0 && !HasConstantAt(inference_.Find(in), r.axis, 1)) continue;
       LiteralSource src = SourceOf(g, in, *c, 0);
       if (src.kind == LiteralSource::Kind::kNone) continue;
       src.consumer = r.node;

@@ -271,6 +271,15 @@ g (float[T,B,16] x, float[2,80,16] w, float[2,80,20] rr, float[B,T,16] xb,
   REQUIRE(req != nullptr);
   CHECK(req->relation == Relation::kEqual);
   CHECK(r.Shape("lyc") == "[1, B, 20]");
+  // Its first axis is the direction count: a state of [B, B, 20] holds only at B = 1.
+  auto dirs = Infer(R"(
+g (float[T,B,16] x, float[1,80,16] w1, float[1,80,20] r1, float[B,B,20] h0) => (float[T,1,B,20] y) {
+  y, yh, yc = LSTM <hidden_size = 20> (x, w1, r1, , , h0, h0)
+})",
+                    14);
+  const Requirement* directions = dirs.FindRequirement("B", "1");
+  REQUIRE(directions != nullptr);
+  CHECK_THAT(directions->what, Catch::Matchers::Contains("num_directions"));
 
   // Before opset 14 there is no layout attribute: layout 0 whatever it says.
   auto old = Infer(R"(
