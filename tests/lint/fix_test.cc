@@ -277,6 +277,16 @@ TEST_CASE("fix: a tensor folded at the example size is rebuilt from its pattern"
     CHECK(fixed->graph().proto().output(0).type().tensor_type().shape().dim(0).dim_param() == "B");
   }
   {
+    // An LSTM's zero state folded at batch 1: rebuilt along its batch axis (axis 1), not its
+    // direction axis; y = LSTM(x) of x [T, B, 8] is [T, 1, B, 16].
+    FixResult r = FixOf(FixtureBytes("SL005/lstm_state_batch_one.onnxtxt"));
+    REQUIRE(r.fixed.size() == 1);
+    CHECK_THAT(r.fixed[0].fix_it->description, Catch::Matchers::Contains("axis 1 = B"));
+    CheckShapes(
+        *Load(r.model), "y",
+        {{"T=5,B=3", {5, 1, 3, 16}}, {"T=1,B=1", {1, 1, 1, 16}}, {"T=2,B=7", {2, 1, 7, 16}}});
+  }
+  {
     FixResult r = FixOf(TextBytes(kTable));
     CHECK(r.fixed.empty());
     REQUIRE(r.unfixed.size() == 1);
