@@ -391,7 +391,7 @@ class ExampleSizeLiteral : public Rule {
                  l.slot.operand == slot.operand;
         });
         if (same == literals.end()) {
-          literals.push_back({slot, *FormOf(slot, *d), *d});
+          literals.push_back({slot, *FormOf(slot, *d), *d, std::nullopt});
         } else if (same->slot.dim != slot.dim) {
           same->also = slot.dim;
         }
