@@ -88,6 +88,7 @@ class LiteralRepair {
       auto value = Operand(input, in, text);
       if (!value.ok()) return value.status();
       b_.Rewire(node_.index(), input, *std::move(value));
+      b_.DropComputationIfUnread(node_.input(input));
     }
     FixIt fix = std::move(b_).Take();
     fix.description = absl::StrJoin(text, "; ");
@@ -145,11 +146,7 @@ class LiteralRepair {
                 b_.Ints({step}, true)},
                {}, "rows");
     b_.Rewire(node_.index(), 1, range);
-    if (const infer::Origin* o = analysis_.inference().OriginOf(indices.back().origin);
-        o != nullptr && o->kind == infer::Origin::Kind::kConstantNode &&
-        o->graph == &analysis_.model().graph()) {
-      b_.DropIfUnread(o->node);
-    }
+    b_.DropComputationIfUnread(node_.input(1));
     FixIt fix = std::move(b_).Take();
     fix.description =
         absl::StrCat("indices [", absl::StrJoin(rows, ", "), "] become range(", rows.front(), ", ",
@@ -186,11 +183,6 @@ class LiteralRepair {
       std::string change = absl::StrCat(l->slot.operand, " ", l->slot.literal, " becomes ",
                                         Stated(*l, entries.back()));
       if (std::find(text.begin(), text.end(), change) == text.end()) text.push_back(change);
-      if (const infer::Origin* o = analysis_.inference().OriginOf((*values)[k].origin);
-          o != nullptr && o->kind == infer::Origin::Kind::kConstantNode &&
-          o->graph == &analysis_.model().graph()) {
-        b_.DropIfUnread(o->node);
-      }
     }
     // A scalar operand (Gather's index of x[:, T - 1]) stays a scalar.
     const infer::TensorFact* fact = analysis_.inference().Find(node_.input(input));

@@ -34,8 +34,12 @@ class OperandRepair {
     const int at = EntryNode(g);
     if (at < 0) return absl::NotFoundError("the literal is a tensor of its own");
     const ir::Node entry = g.node(at);
-    if (entry.input(1) != src_.name || !ReadValues()) {
-      return absl::FailedPreconditionError("the shape reaches the node through other ops");
+    // Through other ops (TorchScript's Where(Equal(shape, -1), 1, shape) for expand's -1), the
+    // engine's values of the operand itself are what is rebuilt.
+    const bool direct = entry.input(1) == src_.name;
+    if (!ReadValues(direct ? src_.name : entry.input(1), direct)) {
+      return absl::FailedPreconditionError(
+          "the shape reaches the node through other ops that compute it from the graph");
     }
     tile_ = entry.op_type() == "Tile";
     in_dims_ =
@@ -64,7 +68,7 @@ class OperandRepair {
       text.push_back(entries[k]->ToString(kMaxExprText));
     }
     b.Rewire(at, 1, b.Add("Concat", parts, {{{"axis", 0}}, {}}, "shape"));
-    if (src_.node >= 0) b.DropIfUnread(src_.node);
+    b.DropComputationIfUnread(entry.input(1));
     FixIt fix = std::move(b).Take();
     fix.description =
         absl::StrCat(entry.op_type(), "'s ", tile_ ? "repeats follow" : "shape follows",
@@ -89,11 +93,11 @@ class OperandRepair {
     return -1;
   }
 
-  // The operand's values: blame's, or the engine's for a plain Constant.
-  bool ReadValues() {
-    values_ = src_.values;
+  // The operand's values: blame's for the literal itself, else the engine's, all constants.
+  bool ReadValues(std::string_view operand, bool literal) {
+    values_ = literal ? src_.values : std::vector<int64_t>{};
     if (!values_.empty()) return true;
-    const infer::TensorFact* fact = analysis_.inference().Find(src_.name);
+    const infer::TensorFact* fact = analysis_.inference().Find(operand);
     if (fact == nullptr || !fact->values) return false;
     for (const infer::Element& e : *fact->values) {
       auto c = e.value ? e.value->AsConstant() : std::nullopt;

@@ -11,6 +11,9 @@ constexpr std::string_view kPrefix = "shapelint_fix/";
 constexpr int64_t kShapeSliceOpset = 15;
 // Min and Max take int64 from this opset on.
 constexpr int64_t kIntMinMaxOpset = 12;
+// The nodes of a computation a fix bypasses that it removes at most: a literal and the few ops
+// an exporter puts between it and its reader.
+constexpr size_t kMaxDroppedChain = 16;
 
 }  // namespace
 
@@ -176,6 +179,22 @@ void FixBuilder::Rewire(int node, int input, std::string value) {
 void FixBuilder::Replace(int node) { fix_.replaced.push_back(node); }
 
 void FixBuilder::DropIfUnread(int node) { fix_.unread.push_back(node); }
+
+void FixBuilder::DropComputationIfUnread(std::string_view value) {
+  const ir::Graph& g = analysis_.model().graph();
+  absl::flat_hash_set<int> feeding;
+  std::vector<std::string_view> pending = {value};
+  while (!pending.empty() && feeding.size() < kMaxDroppedChain) {
+    const int p = g.Producer(pending.back());
+    pending.pop_back();
+    if (p < 0 || !feeding.insert(p).second) continue;
+    for (const auto& in : g.node(p).input()) pending.push_back(in);
+  }
+  const std::vector<int>& order = g.topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (feeding.contains(*it)) DropIfUnread(*it);
+  }
+}
 
 void FixBuilder::Declare(FixDeclaration declaration) {
   fix_.declarations.push_back(std::move(declaration));

@@ -67,6 +67,9 @@ class FixBuilder {
   void Replace(int node);
   // `node` is removed when nothing reads it after the edit (the literal a rewire bypassed).
   void DropIfUnread(int node);
+  // The same for each node that computes `value` (a literal and the ops that turned it into an
+  // operand), consumers first, so that each is unread once those after it are gone.
+  void DropComputationIfUnread(std::string_view value);
   void Declare(FixDeclaration declaration);
   void SetSymbolSize(std::string symbol, int64_t size);
   // Declares the input symbol `symbol` as `size`: every dim_param of that name in the main

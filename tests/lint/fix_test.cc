@@ -210,6 +210,23 @@ TEST_CASE("fix: Expand's and Tile's shape operands follow the batch", "[lint][fi
   }
 }
 
+// cls.expand(int(x.size(0)), -1, -1) through TorchScript: the -1s become 1 in a Where before
+// the Expand, so the literal batch 2 reaches it through other ops.
+constexpr char kExpandThroughWhere[] = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B,T,8] x) => (float[B,?,8] y) {
+  cls = Constant <value = float[1,1,8] {1, 2, 3, 4, 5, 6, 7, 8}> ()
+  three = Constant <value = int64[1] {3}> ()
+  ones = ConstantOfShape <value = int64[1] {1}> (three)
+  minus = Constant <value = int64 {-1}> ()
+  neg = Mul (ones, minus)
+  shape = Constant <value = int64[3] {2, -1, -1}> ()
+  is_neg = Equal (shape, neg)
+  target = Where (is_neg, ones, shape)
+  e = Expand (cls, target)
+  y = Concat <axis = 1> (e, x)
+}
+)";
+
 // torch.triu(torch.ones(T, T, dtype=torch.bool), 1) folded at T = 4: True above the diagonal.
 constexpr char kCausalMask[] = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[B,T,T] x) => (float[B,T,T] y) {
@@ -240,6 +257,19 @@ std::string TextBytes(const char* text) {
   auto model = ir::LoadModelFromBytes(text, "model.onnxtxt", ir::ModelFormat::kText);
   REQUIRE(model.ok());
   return (*model)->CompleteProto().SerializeAsString();
+}
+
+TEST_CASE("fix: an Expand shape computed from a literal through other ops", "[lint][fix]") {
+  FixResult r = FixOf(TextBytes(kExpandThroughWhere));
+  REQUIRE(r.fixed.size() == 1);
+  CHECK(r.fixed[0].rule == "SL005");
+  // The Where that turned the literal into the shape, and what fed it, go with it.
+  int removed = 0;
+  for (const std::string& line : r.diff) removed += line.rfind("- ", 0) == 0;
+  CHECK(removed == 7);
+  // torch.cat([cls.expand(B, -1, -1), x], 1) of x [B, T, 8]: [B, T + 1, 8].
+  CheckShapes(*Load(r.model), "y",
+              {{"B=3,T=5", {3, 6, 8}}, {"B=1,T=1", {1, 2, 8}}, {"B=4,T=2", {4, 3, 8}}});
 }
 
 TEST_CASE("fix: a tensor folded at the example size is rebuilt from its pattern", "[lint][fix]") {
