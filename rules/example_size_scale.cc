@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/fix_builder.h"
 #include "lint/rule.h"
 #include "shapelint/infer/constants.h"
 
@@ -98,6 +99,46 @@ constexpr double kMinSize = 2 - 1e-9;
 
 bool Near(double a, double b) { return std::fabs(a - b) <= kRelativeTolerance * std::fabs(b); }
 
+// What the number is: the size (a dim, or the product of the dims summed over) or its root.
+struct Matched {
+  std::string text;
+  std::vector<std::string> symbols;
+  sym::Expr size;
+  bool root = false;
+};
+
+// The repair: the literal computed from the input's shape as the number it is (Cast of the
+// size, its Sqrt, then its reciprocal or negation as the literal has them), in the literal's
+// type and rank. Unsafe, as the finding is a warning: the number may be the module's own.
+absl::StatusOr<FixIt> ScaleRepair(const Analysis& analysis, int node, int side, double scale,
+                                  const Matched& m) {
+  const ir::Node n = analysis.model().graph().node(node);
+  const infer::TensorFact* literal = analysis.inference().Find(n.input(side));
+  if (literal == nullptr || literal->elem_type == 0) {
+    return absl::FailedPreconditionError("the literal's type is not known");
+  }
+  FixBuilder b(analysis, node, Applicability::kUnsafe, "");
+  std::optional<std::string> size = b.Compute(m.size);
+  if (!size) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        m.size.ToString(kMaxExprText), " is not computed from the inputs' dims alone"));
+  }
+  std::string v = b.Add("Cast", {*size}, {{{"to", literal->elem_type}}, {}}, "scale");
+  if (m.root) v = b.Add("Sqrt", {v}, {}, "scale");
+  if (std::fabs(scale) < 1) v = b.Add("Reciprocal", {v}, {}, "scale");
+  if (scale < 0) v = b.Add("Neg", {v}, {}, "scale");
+  if (literal->rank() == 0) v = b.Add("Reshape", {v, b.Ints({})}, {}, "scale");
+  b.Rewire(node, side, v);
+  b.DropComputationIfUnread(n.input(side));
+  FixIt fix = std::move(b).Take();
+  const std::string number = m.root ? absl::StrCat("sqrt(", m.size.ToString(kMaxExprText), ")")
+                                    : m.size.ToString(kMaxExprText);
+  fix.description = absl::StrCat("the literal ", scale, " becomes ", scale < 0 ? "-" : "",
+                                 std::fabs(scale) < 1 ? absl::StrCat("1 / ", number) : number,
+                                 ", computed from the input's shape");
+  return fix;
+}
+
 class ExampleSizeScale : public Rule {
  public:
   using Rule::Rule;
@@ -121,17 +162,25 @@ class ExampleSizeScale : public Rule {
         if (!matched) continue;
         Finding f = FindingAt(
             analysis, g, index, Severity::kWarning,
-            absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->first,
+            absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->text,
                          " summed over by ", g.node(reduced->node).op_type(), " '",
                          g.NodeLabel(reduced->node), "'; the values are right only at that size"));
         f.attribute = absl::StrCat("input ", side);
-        f.symbols = matched->second;
+        f.symbols = matched->symbols;
         f.notes.push_back(
             {absl::StrCat("the dims are summed over here"), analysis.Ref(g, reduced->node)});
         f.fix =
             "take the size from the tensor inside the model (x.mean(-1) instead of x.sum(-1) / "
             "int(x.size(-1)); x.shape[-1] ** -0.5 instead of math.sqrt(int(x.size(-1)))) so "
             "that the exporter keeps it dynamic";
+        if (analysis.fixes_wanted()) {
+          auto fix = ScaleRepair(analysis, index, side, *scale, *matched);
+          if (fix.ok()) {
+            f.fix_it = *std::move(fix);
+          } else {
+            f.unfixable = std::string(fix.status().message());
+          }
+        }
         out.push_back(std::move(f));
         break;
       }
@@ -140,16 +189,17 @@ class ExampleSizeScale : public Rule {
 
  private:
   // What the number is, e.g. "8 = sqrt(d)..." text and the symbols it involves.
-  static std::optional<std::pair<std::string, std::vector<std::string>>> Match(
-      const Analysis& analysis, const Reduced& reduced, double number) {
+  static std::optional<Matched> Match(const Analysis& analysis, const Reduced& reduced,
+                                      double number) {
     // Each dim alone, then all together (a mean over H and W undone by H * W).
     struct Candidate {
       int64_t size;
       std::string text;
       std::vector<std::string> symbols;
+      sym::MaybeExpr expr;
     };
     std::vector<Candidate> candidates;
-    Candidate all{1, "", {}};
+    Candidate all{1, "", {}, sym::Expr::Constant(1)};
     std::vector<std::string> names;
     for (const auto& d : reduced.dims) {
       auto v = d.Evaluate(analysis.example());
@@ -158,7 +208,8 @@ class ExampleSizeScale : public Rule {
       for (const auto& s : d.Symbols()) {
         if (analysis.FixedByWeight(s)) return std::nullopt;
       }
-      candidates.push_back({*v, d.ToString(kMaxExprText), d.Symbols()});
+      candidates.push_back({*v, d.ToString(kMaxExprText), d.Symbols(), d});
+      all.expr = sym::Mul(all.expr, d);
       names.push_back(d.AsSymbol() ? d.ToString(kMaxExprText)
                                    : absl::StrCat("(", d.ToString(kMaxExprText), ")"));
       if (__builtin_mul_overflow(all.size, *v, &all.size)) return std::nullopt;
@@ -171,10 +222,11 @@ class ExampleSizeScale : public Rule {
       candidates.push_back(std::move(all));
     }
     for (const Candidate& c : candidates) {
-      if (c.size < 2) continue;
+      if (c.size < 2 || !c.expr) continue;
       const double size = static_cast<double>(c.size);
       std::string how;
-      if (Near(number, size)) {
+      const bool root = !Near(number, size);
+      if (!root) {
         how = absl::StrCat("that is ", c.text, " at the export size (", c.size, "),");
       } else if (Near(number, std::sqrt(size))) {
         how = absl::StrCat("that is sqrt(", c.text, ") at the export size (", c.text, " = ", c.size,
@@ -182,7 +234,7 @@ class ExampleSizeScale : public Rule {
       } else {
         continue;
       }
-      return std::make_pair(absl::StrCat(how, " the size"), c.symbols);
+      return Matched{absl::StrCat(how, " the size"), c.symbols, *c.expr, root};
     }
     return std::nullopt;
   }

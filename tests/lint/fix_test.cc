@@ -549,6 +549,29 @@ TEST_CASE("fix: folded rows become a range; an unrolled loop is left", "[lint][f
   CHECK_THAT(loop.unfixed[0].reason, Catch::Matchers::Contains("a loop unrolled"));
 }
 
+TEST_CASE("fix: a scale equal to the export size is computed, as an unsafe fix", "[lint][fix]") {
+  // x.sum(-1) / int(x.size(-1)) at D = 8: Div by Cast(Shape(x)[2]). Only values change, which
+  // tools/models/check_fixes.py proves against eager; here: unsafe, what it computes, and that
+  // the fixed model lints clean with its shapes kept.
+  const std::string bytes = FixtureBytes("SL008/mean_by_literal.onnxtxt");
+  FixResult safe = FixOf(bytes, Told("x=2x5x8"));
+  CHECK(safe.fixed.empty());
+  FixResult r = FixOf(bytes, Told("x=2x5x8", true));
+  REQUIRE(r.fixed.size() == 1);
+  CHECK(r.fixed[0].fix_it->applicability == Applicability::kUnsafe);
+  CHECK(r.fixed[0].fix_it->description ==
+        "the literal 8 becomes D, computed from the input's shape");
+  auto fixed = Load(r.model);
+  CHECK(CountRule(*fixed, "SL008") == 0);
+  // math.sqrt(int(x.size(-1))) at D = 8: the root of the cast size.
+  FixResult root = FixOf(FixtureBytes("SL008/attention_scale.onnxtxt"), Told("x=2x5x8", true));
+  REQUIRE(root.fixed.size() == 1);
+  CHECK_THAT(root.fixed[0].fix_it->description, Catch::Matchers::Contains("becomes sqrt(D)"));
+  bool sqrt_added = false;
+  for (const std::string& line : root.diff) sqrt_added = sqrt_added || line.rfind("+ Sqrt", 0) == 0;
+  CHECK(sqrt_added);
+}
+
 TEST_CASE("fix: a literal that derives two ways, or through sqrt, is left", "[lint][fix]") {
   // 4 is sqrt(16) of the channels and of the tokens alike.
   FixResult both =
