@@ -51,6 +51,7 @@ sym::MaybeExpr DerivedValue(const Slot& slot, Form form, int64_t d, std::string&
   }
   return slot.literal < 0 ? sym::Neg(value) : value;
 }
+
 // Opsets from which Gather takes negative indices and Slice its bounds as inputs.
 constexpr int64_t kNegativeGatherOpset = 11;
 constexpr int64_t kSliceInputsOpset = 10;
@@ -113,8 +114,8 @@ class LiteralRepair {
         return absl::FailedPreconditionError(absl::StrCat(
             "'", std::string(node_.input(0)), "' is read at the literal position ", slot.literal,
             " too, by ", node_.op_type(), " '", g.NodeLabel(other),
-            "': a loop unrolled over the example "
-            "size or a series of windows, which a fix of one literal does not repair"));
+            "': a loop unrolled over the example size or a series of windows, which a fix of "
+            "one literal does not repair"));
       }
     }
     return absl::OkStatus();
@@ -125,9 +126,10 @@ class LiteralRepair {
   // inside the axis at every size.
   absl::StatusOr<FixIt> Progression(const std::vector<Element>& indices, const Derived& l) && {
     constexpr int64_t kRangeOpset = 11;
+    // Rows from 0 up to the literal, which is below 2^31: their differences cannot overflow.
     std::vector<int64_t> rows;
     for (const Element& e : indices) {
-      if (auto c = ConstantOf(e)) rows.push_back(*c);
+      if (auto c = ConstantOf(e); c && *c >= 0 && *c <= l.slot.literal) rows.push_back(*c);
     }
     const int64_t step = rows.size() == indices.size() ? rows[1] - rows[0] : 0;
     for (size_t i = 1; i < rows.size() && step > 0; ++i) {
@@ -171,9 +173,9 @@ class LiteralRepair {
         if (c) {
           entries.emplace_back(*c);
         } else {
-          entries.emplace_back(b_.Add("Gather",
-                                      {std::string(node_.input(input)), b_.Ints({int64_t(k)})},
-                                      {{{"axis", 0}}, {}}, "entry"));
+          entries.emplace_back(b_.Add(
+              "Gather", {std::string(node_.input(input)), b_.Ints({static_cast<int64_t>(k)})},
+              {{{"axis", 0}}, {}}, "entry"));
         }
         continue;
       }
