@@ -35,7 +35,8 @@ export_corpus.py), with their labels (ground_truth.json).
    used with the weights of the re-export written where its external data points, after
    checking that the re-export's graph-only copy is the committed file byte for byte
    ("source": "committed graph, re-exported weights"). The torch 2.x networks (torch2_zoo) are
-   fixed but not run (their records say so).
+   fixed but not run (their records say so); "graph_unchanged" says whether a fix of one left
+   everything but the declared shapes as it was, so that the labelled runs stand for it.
 
    Then the original and the fixed model run on ONNX Runtime (CPU, 1 intra-op and 1 inter-op
    thread) and the module on eager PyTorch (1 thread) at every size of the label's runs (the
@@ -235,6 +236,21 @@ def onnx_checker(path):
     finally:
         for stand_in, _ in stand_ins:
             os.remove(stand_in)
+
+
+def graph_unchanged(original, fixed):
+    """True when the fixed model is the original but for its declared shapes (a fix of
+    declarations alone, SL004's): the same nodes, initializers and everything else, so that the
+    original's labelled runs stand for it."""
+    import onnx
+
+    def without_declarations(path):
+        model = onnx.load(path, load_external_data=False)
+        for values in (model.graph.input, model.graph.output, model.graph.value_info):
+            for vi in values:
+                vi.type.tensor_type.ClearField("shape")
+        return model.SerializeToString(deterministic=True)
+    return without_declarations(original) == without_declarations(fixed)
 
 
 def file_digest(path):
@@ -673,6 +689,8 @@ def check(a, linter, work):
                 continue
             if corpus == "torch2" and network:
                 entry["not_run"] = "a torch 2.x network (torch2_zoo): fixed, not run"
+                for mode, fixed_path in fixed_paths.items():
+                    records[mode]["graph_unchanged"] = graph_unchanged(path, fixed_path)
                 continue
             if corpus == "torch2":
                 t2 = t2 or Torch2()
