@@ -383,19 +383,20 @@ class ExampleSizeLiteral : public Rule {
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
         auto d = slot.dim.Evaluate(analysis.example());
         if (!d || FixedByWeight(analysis, slot.dim)) continue;
+        const std::optional<Form> form = FormOf(slot, *d);
         auto how = Derivation(slot, *d);
-        if (!how) continue;
+        if (!form || !how) continue;
         // A literal counts once; one that derives from two dims is ambiguous.
         auto same = std::find_if(literals.begin(), literals.end(), [&](const Derived& l) {
           return l.slot.input == slot.input && l.slot.element == slot.element &&
                  l.slot.operand == slot.operand;
         });
         if (same == literals.end()) {
-          literals.push_back({slot, *FormOf(slot, *d), *d, std::nullopt});
+          literals.push_back({slot, *form, *d, std::nullopt});
         } else if (same->slot.dim != slot.dim) {
           same->also = slot.dim;
         }
-        for (auto& p : ExactProbes(slot, *FormOf(slot, *d), *d)) probes.push_back(std::move(p));
+        for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
         std::string part = slot.literal < 0
                                ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
@@ -446,10 +447,6 @@ class ExampleSizeLiteral : public Rule {
   // that happens to match: the same fix, but unsafe.
   static void AttachFix(const Analysis& analysis, int node, const std::vector<Derived>& literals,
                         Finding& f) {
-    if (f.node.graph != "main") {
-      f.unfixable = "the node is in a subgraph";
-      return;
-    }
     const Applicability applicability =
         f.severity == Severity::kError ? Applicability::kSafe : Applicability::kUnsafe;
     absl::StatusOr<FixIt> fix = RepairLiterals(analysis, node, applicability, literals);

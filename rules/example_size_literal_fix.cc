@@ -72,9 +72,11 @@ class LiteralRepair {
     if (op == "Gather" || op == "Slice") {
       if (auto st = NotASeries(literals); !st.ok()) return st;
     }
-    if (const std::vector<Element>* indices = ValuesOf(analysis_, node_, 1);
-        op == "Gather" && indices != nullptr && indices->size() > 1) {
-      return std::move(*this).Progression(*indices, literals.front());
+    if (op == "Gather") {
+      const std::vector<Element>* indices = ValuesOf(analysis_, node_, 1);
+      if (indices != nullptr && indices->size() > 1) {
+        return std::move(*this).Progression(*indices, literals.front());
+      }
     }
     std::map<int, std::vector<const Derived*>> by_input;
     for (const Derived& l : literals) {

@@ -52,10 +52,11 @@ class OperandRepair {
       if (auto st = Assign(*pin->requirement, entries); !st.ok()) return st;
     }
     FixBuilder b(analysis_, at, Applicability::kSafe, "");
-    std::vector<std::string> parts, text;
+    std::vector<FixBuilder::Entry> parts;
+    std::vector<std::string> text;
     for (size_t k = 0; k < entries.size(); ++k) {
       if (!entries[k]) {
-        parts.push_back(b.Ints({values_[k]}));
+        parts.emplace_back(values_[k]);
         text.push_back(absl::StrCat(values_[k]));
         continue;
       }
@@ -64,10 +65,10 @@ class OperandRepair {
         return absl::FailedPreconditionError(absl::StrCat(
             entries[k]->ToString(kMaxExprText), " is not computed from the inputs' dims alone"));
       }
-      parts.push_back(*computed);
+      parts.emplace_back(*computed);
       text.push_back(entries[k]->ToString(kMaxExprText));
     }
-    b.Rewire(at, 1, b.Add("Concat", parts, {{{"axis", 0}}, {}}, "shape"));
+    b.Rewire(at, 1, b.Vector(parts));
     b.DropComputationIfUnread(entry.input(1));
     FixIt fix = std::move(b).Take();
     fix.description =
@@ -326,10 +327,9 @@ class TableRepair {
     if (!src_.through.empty() || r.axis < 0 || out == nullptr || !out->shape) return {};
     // An equality an op demands of one operand's axis (an RNN's initial state against the
     // batch) names that axis of the operand; a broadcast's names the output's, right-aligned.
-    const bool operand_axis =
-        r.kind == infer::RequirementKind::kBroadcast && r.relation == infer::Relation::kEqual;
-    const int64_t a =
-        operand_axis ? r.axis : r.axis - static_cast<int64_t>(out->shape->size() - t_.dims.size());
+    const int64_t a = infer::IsOperandEquality(r)
+                          ? r.axis
+                          : r.axis - static_cast<int64_t>(out->shape->size() - t_.dims.size());
     if (a < 0 || a >= static_cast<int64_t>(t_.dims.size()) || t_.dims[a] != size) return {};
     return {static_cast<int>(a)};
   }
@@ -440,19 +440,19 @@ class TableRepair {
   // Expand's shape: per axis, the dim a sized axis stands for, else 1, which keeps the size
   // the rebuilt values have there (a literal 8 in the shape would be a literal again).
   std::optional<std::string> FullShape(FixBuilder& b, std::map<int, std::string>& sizes) const {
-    std::vector<std::string> entries;
+    std::vector<FixBuilder::Entry> entries;
     for (size_t a = 0; a < t_.dims.size(); ++a) {
       auto it = sized_.find(static_cast<int>(a));
       if (it == sized_.end()) {
-        entries.push_back(b.Ints({1}));
+        entries.emplace_back(int64_t{1});
         continue;
       }
       std::optional<std::string> n = b.Compute(it->second);
       if (!n) return std::nullopt;
       sizes[it->first] = *n;
-      entries.push_back(*n);
+      entries.emplace_back(*n);
     }
-    return b.Add("Concat", entries, {{{"axis", 0}}, {}}, "shape");
+    return b.Vector(entries);
   }
 
   // 0, 1, ... up to the 1-D size `n`, as int64.
@@ -512,11 +512,15 @@ class TableRepair {
     if (as_bool) square = b.Add("Cast", {square}, {{{"to", t_.data_type}}, {}}, "mask");
     // [n, n] placed at the sized axes of the literal's rank, then expanded to its other dims.
     if (t_.dims.size() != 2) {
-      std::vector<std::string> entries;
+      std::vector<FixBuilder::Entry> entries;
       for (size_t a = 0; a < t_.dims.size(); ++a) {
-        entries.push_back(IsSized(a) ? sizes.at(static_cast<int>(a)) : b.Ints({1}));
+        if (IsSized(a)) {
+          entries.emplace_back(sizes.at(static_cast<int>(a)));
+        } else {
+          entries.emplace_back(int64_t{1});
+        }
       }
-      const std::string to = b.Add("Concat", entries, {{{"axis", 0}}, {}}, "shape");
+      const std::string to = b.Vector(entries);
       return b.Add("Expand", {b.Add("Reshape", {square, to}), *shape}, {}, "table");
     }
     return square;

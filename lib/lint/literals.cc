@@ -252,8 +252,7 @@ class Tracer {
     // does not join, an RNN's initial state against the batch, which does not broadcast) it is
     // a size like any other, a batch of one baked into a class token or a folded zero state.
     const bool equal_sizes =
-        r.kind == infer::RequirementKind::kConcatDim ||
-        (r.kind == infer::RequirementKind::kBroadcast && r.relation == infer::Relation::kEqual);
+        r.kind == infer::RequirementKind::kConcatDim || infer::IsOperandEquality(r);
     if (!c || *c < 1 || (*c == 1 && !equal_sizes)) return none;
     const ir::Graph& g = *r.graph;
     const auto& node = g.node(r.node);

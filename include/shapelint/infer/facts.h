@@ -138,6 +138,12 @@ std::string ShapeText(const TensorFact& fact, size_t max_chars);
 // "{batch, 3, -1}" for a tracked integer tensor; empty when its values are not tracked.
 std::string ValuesText(const TensorFact& fact, size_t max_chars);
 
+// True when an op demands that one operand's axis (`axis`) equal a size without broadcasting
+// (an RNN's initial state against the batch): a 1 there is a size like any other.
+inline bool IsOperandEquality(const Requirement& r) {
+  return r.kind == RequirementKind::kBroadcast && r.relation == Relation::kEqual;
+}
+
 // Whether `relation` holds for these concrete numbers.
 bool Holds(Relation relation, int64_t lhs, int64_t rhs);
 
