@@ -496,7 +496,7 @@ class BakedPoolKernel : public Rule {
                           "]");
     };
     Finding f = FindingAt(
-        analysis, g, n.index(), Severity::kError,
+        analysis, g, n.index(), Evidence::kExporterRecord,
         absl::StrCat(n.op_type(), " kernel_shape=", Ints(n, "kernel_shape"),
                      ", strides=", Ints(n, "strides"),
                      " is an adaptive pool decomposed at the example size (as the exporter "

@@ -482,7 +482,7 @@ class BakedReshapeTarget : public Rule {
     std::vector<sym::MaybeExpr> target_values;
     for (const auto& e : *target.values) target_values.push_back(e.value);
     Finding f = FindingAt(
-        analysis, g, node, Severity::kWarning,
+        analysis, g, node, Evidence::kContradiction,
         absl::StrCat("Reshape target ", FormatDims(target_values), " from ",
                      OriginText(analysis.inference(), target), " puts the literal ", *literal,
                      first ? " first" : " last", ", where the input has the ", "dynamic ", name,
@@ -507,7 +507,6 @@ class BakedReshapeTarget : public Rule {
                              : ": rows no longer follow the input's last axis");
     }
     f.counterexample = std::move(c);
-    f.severity = Severity::kError;
     // The target is right where the literal is the input's dim, whatever the witness says of it.
     sym::Binding right = analysis.witness();
     right.Set(name, *literal);

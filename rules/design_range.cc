@@ -94,7 +94,7 @@ class DesignRange : public Rule {
     const int node = r.node >= 0 ? r.node : 0;
     const std::string names = absl::StrJoin(bound.symbols, ", ");
     Finding f = FindingAt(
-        analysis, graph, node, info().level,
+        analysis, graph, node, Evidence::kDesign,
         absl::StrCat(names, " works only up to ", bound.max, ": ", r.what, " (",
                      r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
                      ") holds exactly while ", names, bound.symbols.size() > 1 ? " stay" : " stays",
@@ -130,7 +130,7 @@ class DesignRange : public Rule {
     const int node = r.node >= 0 ? r.node : 0;
     const std::string names = absl::StrJoin(bound.symbols, ", ");
     Finding f =
-        FindingAt(analysis, graph, node, info().level,
+        FindingAt(analysis, graph, node, Evidence::kDesign,
                   absl::StrCat(names, " are bounded together: ", r.what, " (",
                                r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
                                ") holds while ", r.rhs.ToString(kMaxExprText),
@@ -160,7 +160,7 @@ class DesignRange : public Rule {
     const std::string names = absl::StrJoin(pin.symbols, ", ");
     Witness w = analysis.WitnessFor(pin.symbols);
     Finding f = FindingAt(
-        analysis, graph, r.node >= 0 ? r.node : 0, info().level,
+        analysis, graph, r.node >= 0 ? r.node : 0, Evidence::kDesign,
         absl::StrCat(names, pin.symbols.size() > 1 ? " are" : " is",
                      " restricted by a size of the model's own: ", r.what, " (",
                      r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText), ")"));

@@ -69,7 +69,7 @@ class DimFixedByWeight : public Rule {
                                           absl::StrJoin(cause.symbols, ", "),
                                           ", which the inputs declare dynamic (", r.what, ")"));
       // The graph is right for the sizes it was built for: a note about the declaration.
-      f.severity = Severity::kNote;
+      f.evidence = Evidence::kDesign;
       f.attribute = cause.literal.name;
       f.fix =
           "declare these dims static (drop them from dynamic_axes / dynamic_shapes), or change "

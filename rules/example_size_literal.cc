@@ -414,12 +414,11 @@ class ExampleSizeLiteral : public Rule {
       std::sort(symbols.begin(), symbols.end());
       const auto& node = g.node(index);
       auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
-      Finding f =
-          FindingAt(analysis, g, index, counterexample ? Severity::kError : Severity::kWarning,
-                    absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
-                                 ": a size computed once from the example input and "
-                                 "written as a literal; at other sizes of ",
-                                 absl::StrJoin(symbols, ", "), " the node still uses it"));
+      Finding f = FindingAt(analysis, g, index, Evidence::kContradiction,
+                            absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
+                                         ": a size computed once from the example input and "
+                                         "written as a literal; at other sizes of ",
+                                         absl::StrJoin(symbols, ", "), " the node still uses it"));
       f.counterexample = std::move(counterexample);
       f.attribute = operand;
       f.symbols = symbols;
@@ -448,7 +447,7 @@ class ExampleSizeLiteral : public Rule {
   static void AttachFix(const Analysis& analysis, int node, const std::vector<Derived>& literals,
                         Finding& f) {
     const Applicability applicability =
-        f.severity == Severity::kError ? Applicability::kSafe : Applicability::kUnsafe;
+        f.counterexample ? Applicability::kSafe : Applicability::kUnsafe;
     absl::StatusOr<FixIt> fix = RepairLiterals(analysis, node, applicability, literals);
     if (fix.ok()) {
       f.fix_it = *std::move(fix);

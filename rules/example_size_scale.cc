@@ -161,7 +161,7 @@ class ExampleSizeScale : public Rule {
         auto matched = Match(analysis, *reduced, number);
         if (!matched) continue;
         Finding f = FindingAt(
-            analysis, g, index, Severity::kWarning,
+            analysis, g, index, Evidence::kHypothesis,
             absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->text,
                          " summed over by ", g.node(reduced->node).op_type(), " '",
                          g.NodeLabel(reduced->node), "'; the values are right only at that size"));

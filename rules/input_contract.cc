@@ -25,7 +25,7 @@ class InputContract : public Rule {
         Finding f = FindingFor(analysis, cause, r.node,
                                absl::StrCat("the graph requires ", relation, " (", r.what,
                                             "): an input contract, not a baked size"));
-        f.severity = Severity::kNote;
+        f.evidence = Evidence::kDesign;
         // A note states the contract; it claims no break. A witness would be misread: each
         // symbol is fixed only while the others are held.
         f.counterexample.reset();

@@ -41,11 +41,9 @@ class SpecializedDim : public Rule {
         continue;
       }
       reported.push_back(symbol);
-      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
-          GraphRequires(analysis, symbol, it->second)) {
-        continue;
-      }
-      out.push_back(Report(analysis, graph, d, symbol, it->second));
+      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
+      out.push_back(Report(analysis, graph, d, symbol, it->second,
+                           GraphRequires(analysis, symbol, it->second)));
     }
   }
 
@@ -64,9 +62,11 @@ class SpecializedDim : public Rule {
     return false;
   }
 
-  // True when the graph itself allows `symbol` only at `size`: the restriction is in the graph
-  // for everyone to see (a table of 8 features built in forward, a weight), and the rules that
-  // read the graph judge it; the exporter's record adds nothing.
+  // True when the graph itself allows `symbol` only at `size` (a requirement of a node fails
+  // elsewhere) and no rule recognised where the size entered: the module may hold that size in
+  // its own code (a table of 8 features built in forward, which eager PyTorch shares), or may
+  // have computed it from the example (a Resize to int(h) * 2); nothing in the graph tells the
+  // two apart.
   static bool GraphRequires(const Analysis& analysis, const std::string& symbol, int64_t size) {
     for (const SymbolRange& r : analysis.WitnessFor({symbol}).ranges) {
       if (r.symbol == symbol && r.min == size && r.max == size) return true;
@@ -86,7 +86,7 @@ class SpecializedDim : public Rule {
   }
 
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
-                 const std::string& symbol, int64_t size) const {
+                 const std::string& symbol, int64_t size, bool graph_requires) const {
     const int reader = std::max(FirstReader(graph, d.input), 0);
     sym::Binding moved = analysis.has_example() ? analysis.example() : analysis.witness();
     for (const auto& [s, v] : analysis.witness().values()) {
@@ -97,9 +97,12 @@ class SpecializedDim : public Rule {
     // An error where the graph breaks past the size; else what the trace baked in is values
     // (a scale, a slice end), which only the literals derived from the size show (SL007 finds
     // them from the recorded size): a warning.
-    const Severity severity = c.failure.empty() ? Severity::kWarning : Severity::kError;
+    // Where the graph itself requires the size and no rule recognised how it entered, the
+    // limit may be the module's own: a warning that still shows where the graph breaks.
+    const Evidence evidence =
+        c.failure.empty() || graph_requires ? Evidence::kHypothesis : Evidence::kExporterRecord;
     Finding f = FindingAt(
-        analysis, graph, reader, severity,
+        analysis, graph, reader, evidence,
         absl::StrCat("input '", d.input, "' declares axis ", d.axis, " dynamic as ", symbol,
                      ", but torch.export specialized ", symbol, " to ", size,
                      " while tracing (range_constraints: ", symbol, " in [", size, ", ", size,
@@ -111,6 +114,15 @@ class SpecializedDim : public Rule {
     w.summary = absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
     f.witness = std::move(w);
     if (!c.failure.empty()) f.counterexample = std::move(c);
+    if (graph_requires) {
+      f.notes.push_back(
+          {absl::StrCat(
+               "the graph itself runs only at ", symbol, " = ", size,
+               ", and no op of it shows how the size entered: the module may hold it in "
+               "its own code (eager PyTorch then fails at other sizes too), or computed it "
+               "from the example input"),
+           std::nullopt});
+    }
     f.notes.push_back({absl::StrCat("torch.export recorded the range in the model's metadata (",
                                     std::string(kRangeConstraintsKey),
                                     "); a trace that keeps the size symbolic records [0, int_oo] "

@@ -1,8 +1,12 @@
-# Writes OUT, a C++ source holding every docs/rules/<CODE>.md under DOCS_DIR as a string, so
-# that `onnx-shapelint --explain CODE` prints the same page as the repository shows, from an
-# installed binary too. Run by the build (cmake -P) whenever a page changes.
+# Writes OUT, a C++ source holding every docs/rules/<CODE>.md under DOCS_DIR as a string (and the
+# POLICY page as "severity"), so that `onnx-shapelint --explain CODE` prints the same page as the
+# repository shows, from an installed binary too. Run by the build (cmake -P) whenever a page changes.
 file(GLOB pages "${DOCS_DIR}/*.md")
 list(SORT pages)
+# The severity policy (docs/severity.md), which every rule's page refers to: `--explain severity`.
+if(DEFINED POLICY)
+  list(APPEND pages "${POLICY}")
+endif()
 set(body "")
 foreach(page IN LISTS pages)
   get_filename_component(code "${page}" NAME_WE)
@@ -13,7 +17,7 @@ foreach(page IN LISTS pages)
   endif()
   string(APPEND body "    {\"${code}\", R\"shapelint_doc(${text})shapelint_doc\"},\n")
 endforeach()
-file(WRITE "${OUT}.tmp" "// Generated from docs/rules/*.md by tools/embed_rule_docs.cmake. Do not edit.
+file(WRITE "${OUT}.tmp" "// Generated from docs/rules/*.md and docs/severity.md by tools/embed_rule_docs.cmake. Do not edit.
 #include \"tools/rule_docs.h\"
 
 namespace shapelint::cli {

@@ -169,10 +169,15 @@ Result ApplyJobs(const std::string& option, const std::string& value, Options& o
 }
 
 Result ApplyExplain(const std::string& option, const std::string& value, Options& options) {
+  // The severity policy, which every rule follows, has a page of its own (docs/severity.md).
+  if (value == "severity") {
+    options.explain = value;
+    return std::nullopt;
+  }
   std::vector<std::string> codes = lint::RulesMatching(value);
   if (codes.size() != 1) {
-    return UsageError{
-        absl::StrCat("unknown rule '", value, "' for ", option, " (see --list-rules)")};
+    return UsageError{absl::StrCat("unknown rule '", value, "' for ", option,
+                                   " (see --list-rules; 'severity' explains the severity policy)")};
   }
   options.explain = codes[0];
   return std::nullopt;
@@ -292,8 +297,8 @@ constexpr std::array kLintOptions = {
                .apply = ApplyFlag<&Options::list_rules>},
     OptionSpec{.name = "--explain",
                .value_name = "CODE",
-               .help = "Print a rule's documentation (by code or name) and\n"
-                       "exit.",
+               .help = "Print a rule's documentation (by code or name), or\n"
+                       "the severity policy ('severity'), and exit.",
                .apply = ApplyExplain},
     OptionSpec{.name = "--version",
                .help = "Print the version and exit.",

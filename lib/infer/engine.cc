@@ -265,7 +265,7 @@ class Propagator : public SubgraphRunner {
   }
 
   void CheckDeclarations(const ir::Graph& g) {
-    auto check = [&](const ValueInfoProto& vi, const char* where) {
+    auto check = [&](const ValueInfoProto& vi, const char* where, bool interface) {
       const ir::ValueId id = g.FindValue(vi.name());
       if (adopted_[id] || g.Input(id) != nullptr) return;
       const TensorFact* f = g.Defines(id) ? &out_.facts[id] : nullptr;
@@ -287,13 +287,15 @@ class Propagator : public SubgraphRunner {
         req.axis = axis;
         req.lhs = *computed;
         req.rhs = *declared;
+        req.interface = interface;
         req.what = absl::StrCat(where, " '", vi.name(), "' declares axis ", axis, " as ",
                                 declared->ToString());
         out_.requirements.push_back(std::move(req));
       }
     };
-    for (const auto& vi : g.proto().value_info()) check(vi, "value_info");
-    for (const auto& vi : g.proto().output()) check(vi, "graph output");
+    for (const auto& vi : g.proto().value_info()) check(vi, "value_info", false);
+    // A subgraph's outputs are its parent's business, not the model's interface.
+    for (const auto& vi : g.proto().output()) check(vi, "graph output", g.parent() == nullptr);
   }
 
   const ir::Model& model_;

@@ -1,5 +1,5 @@
-// Severity names, as reports print them and configuration files and options spell them, and
-// the words for a witness range that repeats.
+// Severity and evidence names, as reports print them and configuration files and options spell
+// them, and the words for a witness range that repeats.
 #include "shapelint/lint/finding.h"
 
 #include <optional>
@@ -27,6 +27,28 @@ std::optional<Severity> ParseSeverity(std::string_view name) {
     if (name == SeverityName(s)) return s;
   }
   return std::nullopt;
+}
+
+std::string_view EvidenceName(Evidence e) {
+  switch (e) {
+    case Evidence::kContradiction:
+      return "contradiction";
+    case Evidence::kExporterRecord:
+      return "exporter-record";
+    case Evidence::kHypothesis:
+      return "hypothesis";
+    case Evidence::kBakedDeclaration:
+      return "baked-declaration";
+    case Evidence::kHint:
+      return "hint";
+    case Evidence::kWrongDeclaration:
+      return "wrong-declaration";
+    case Evidence::kWrongAnnotation:
+      return "wrong-annotation";
+    case Evidence::kDesign:
+      return "design";
+  }
+  return "unknown";
 }
 
 std::string RepeatText(const SymbolRange& range) {

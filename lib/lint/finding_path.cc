@@ -237,8 +237,13 @@ absl::StatusOr<std::vector<FindingPath>> PathsOf(const ir::Model& model, const L
   if (!prepared.ok()) return prepared.status();
   const Analysis& analysis = *prepared->analysis;
   paths.reserve(findings.size());
+  bool at_export = analysis.has_example();
+  for (const auto& [symbol, size] : analysis.witness().values()) {
+    at_export = at_export && analysis.example().Get(symbol) == size;
+  }
   for (const Finding& f : findings) {
     paths.push_back(PathOf(analysis.model(), analysis.inference(), analysis.witness(), f));
+    paths.back().witness_is_export = at_export;
   }
   return paths;
 }

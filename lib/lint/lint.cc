@@ -11,6 +11,7 @@
 #include "lint/declared_dims.h"
 #include "lint/rule.h"
 #include "lint/selection.h"
+#include "lint/severity.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
@@ -108,6 +109,7 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
   for (const auto& rule : rules) {
     const size_t before = findings.size();
     rule->Check(analysis, findings);
+    for (size_t i = before; i < findings.size(); ++i) ApplySeverityPolicy(findings[i]);
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
     if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
   }

@@ -86,7 +86,13 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
     f.counterexample = analysis.CounterexampleFor(cause.symbols);
     if (!cause.pins.empty() && all(&Pin::contract)) RelationsAsWitness(cause, *f.witness);
   }
-  f.severity = f.counterexample ? Severity::kError : Severity::kWarning;
+  // Only intermediate value_info contradicts the graph: the writing tool's inference, a hint.
+  const bool hints_only =
+      !cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(), [](const Pin* p) {
+        return p->requirement->kind == infer::RequirementKind::kDeclaredShape &&
+               !p->requirement->interface;
+      });
+  f.evidence = hints_only ? Evidence::kHint : Evidence::kContradiction;
   AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);
   if (node >= 0) f.source = SourceOf(graph.node(node));
@@ -101,11 +107,11 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
 }
 
 Finding Rule::FindingAt(const Analysis& analysis, const ir::Graph& graph, int node,
-                        Severity severity, std::string message) const {
+                        Evidence evidence, std::string message) const {
   Finding f;
   f.rule = std::string(info_.code);
   f.name = std::string(info_.name);
-  f.severity = severity;
+  f.evidence = evidence;
   f.node = analysis.Ref(graph, node);
   f.message = std::move(message);
   AddNodeShapes(analysis, graph, node, f);

@@ -33,13 +33,13 @@ class Rule : public Matcher {
   // True when this rule claimed `cause`.
   bool Owns(const Cause& cause) const { return cause.owner == this; }
   // A finding for `cause` with the rule's code and name, located at `node` of the cause's
-  // graph, with witness and counterexample filled in. Without a counterexample the severity
-  // drops to warning: an error must be demonstrable.
+  // graph, with witness and counterexample filled in, resting on a contradiction (which the
+  // severity policy makes a hypothesis where no counterexample shows it).
   Finding FindingFor(const Analysis& analysis, const Cause& cause, int node,
                      std::string message) const;
   // A finding with the rule's code and name at `node` of `graph`; the rest is the rule's to
   // fill in (for findings that are not about a cause, such as SL007's literals).
-  Finding FindingAt(const Analysis& analysis, const ir::Graph& graph, int node, Severity severity,
+  Finding FindingAt(const Analysis& analysis, const ir::Graph& graph, int node, Evidence evidence,
                     std::string message) const;
 
  private:

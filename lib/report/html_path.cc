@@ -290,6 +290,11 @@ std::string BindingText(const std::vector<std::pair<std::string, int64_t>>& bind
   });
 }
 
+// What the witness of `path` is: the export size only where the analysis knew it.
+std::string WitnessWords(const FindingPath& path) {
+  return path.witness_is_export ? "at the export size" : "where every requirement holds";
+}
+
 std::string Cell(std::string_view text, std::string_view cls = "") {
   if (cls.empty()) return absl::StrCat("<td>", Html(text), "</td>");
   return absl::StrCat("<td class=\"", std::string(cls), "\">", Html(text), "</td>");
@@ -298,10 +303,10 @@ std::string Cell(std::string_view text, std::string_view cls = "") {
 // Every tensor of the path, uncut, with its symbolic type. `not_run`: the last node cannot run
 // at the counterexample (Drawing::Edge).
 std::string TensorTable(const FindingPath& path, bool not_run) {
-  std::string out =
+  std::string out = absl::StrCat(
       "<table class=\"tensors\"><thead><tr><th>from</th><th>tensor</th><th>to</th>"
-      "<th>type</th><th>at the export size</th><th>at the counterexample</th></tr></thead>"
-      "<tbody>\n";
+      "<th>type</th><th>",
+      WitnessWords(path), "</th><th>at the counterexample</th></tr></thead><tbody>\n");
   for (const PathEdge& e : path.edges) {
     const std::string from = e.from >= 0 ? NodeLabel(path.nodes[e.from]) : SourceText(e);
     std::string to = e.to >= 0 ? NodeLabel(path.nodes[e.to]) : "";
@@ -371,7 +376,7 @@ std::string PathFigure(const lint::Finding& finding, const FindingPath& path) {
       n == 1 ? absl::StrCat(first.op_type, " ", Quoted(NodeLabel(first)))
              : absl::StrCat("from ", first.op_type, " ", Quoted(NodeLabel(first)), " to ",
                             last.op_type, " ", Quoted(NodeLabel(last)), " (", n, " nodes)");
-  std::string caption = absl::StrCat("The path ", route, ". Shapes at the export size (",
+  std::string caption = absl::StrCat("The path ", route, ". Shapes ", WitnessWords(path), " (",
                                      BindingText(path.witness), ")");
   if (cx) {
     absl::StrAppend(&caption, " and at the counterexample (", BindingText(path.counterexample),

@@ -78,6 +78,7 @@ Json ToJson(const lint::Finding& f) {
   j["rule"] = f.rule;
   j["name"] = f.name;
   j["severity"] = std::string(lint::SeverityName(f.severity));
+  j["evidence"] = std::string(lint::EvidenceName(f.evidence));
   j["message"] = f.message;
   j["node"] = ToJson(f.node);
   j["attribute"] = StringOrNull(f.attribute);

@@ -26,27 +26,30 @@ std::unique_ptr<ir::Model> Load() {
   return *std::move(model);
 }
 
-// Claims every node it is offered, and reports each cause it owns at `severity`.
+// Claims every node it is offered, and reports each cause it owns with `evidence` (and, for an
+// error's evidence, a counterexample, which the severity policy asks of an error).
 class Greedy : public Rule {
  public:
-  Greedy(const RuleInfo& info, Severity severity) : Rule(info), severity_(severity) {}
+  Greedy(const RuleInfo& info, Evidence evidence) : Rule(info), evidence_(evidence) {}
   bool ClaimsNode(const BlameSite&, int) const override { return true; }
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
-      if (Owns(cause))
-        out.push_back(FindingAt(analysis, *cause.graph, cause.node, severity_, "mine"));
+      if (!Owns(cause)) continue;
+      Finding f = FindingAt(analysis, *cause.graph, cause.node, evidence_, "mine");
+      if (evidence_ == Evidence::kContradiction) f.counterexample = Counterexample{};
+      out.push_back(std::move(f));
     }
   }
 
  private:
-  Severity severity_;
+  Evidence evidence_;
 };
 
 std::unique_ptr<Rule> MakeErrorRule(const RuleInfo& info) {
-  return std::make_unique<Greedy>(info, Severity::kError);
+  return std::make_unique<Greedy>(info, Evidence::kContradiction);
 }
 std::unique_ptr<Rule> MakeNoteRule(const RuleInfo& info) {
-  return std::make_unique<Greedy>(info, Severity::kNote);
+  return std::make_unique<Greedy>(info, Evidence::kDesign);
 }
 
 const std::vector<RuleFactory> kRegistry = {

@@ -334,6 +334,20 @@ TEST_CASE("html: a suppression removes paths with their findings", "[report][htm
   CHECK(Attributes(o.out, "node", "data-label") == std::vector<std::string>{"&lt;Reshape #3&gt;"});
 }
 
+TEST_CASE("html: the witness is called the export size only where it is one", "[report][html]") {
+  const fs::path model =
+      fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "torch" / "adaptive_avg_pool2d.onnx";
+  // Alone, the linter chose the sizes where every requirement holds: not "the export size".
+  files::Report alone = files::RunOnModel({"--format", "html"}, model, "adaptive_avg_pool2d.onnx");
+  CHECK_THAT(alone.out, Catch::Contains("Shapes where every requirement holds ("));
+  CHECK_THAT(alone.out, !Catch::Contains("at the export size"));
+  // Told the export sizes, the witness is them.
+  files::Report told = files::RunOnModel({"--format", "html", "--export-dims", "x=1x2x6x6"}, model,
+                                         "adaptive_avg_pool2d.onnx");
+  CHECK_THAT(told.out, Catch::Contains("Shapes at the export size (x_dynamic_axes_1=1"));
+  CHECK_THAT(told.out, Catch::Contains("<th>at the export size</th>"));
+}
+
 TEST_CASE("html: matches the golden page of the bundled example", "[report][html][goldens]") {
   const fs::path model =
       fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "torch" / "adaptive_avg_pool2d.onnx";

@@ -23,6 +23,7 @@ inline lint::Finding PoolError() {
   f.rule = "SL001";
   f.name = "baked-pool-kernel";
   f.severity = lint::Severity::kError;
+  f.evidence = lint::Evidence::kContradiction;
   f.message = "AveragePool kernel_shape=[3, 2] was computed from the export size 6x6 of 'x'";
   f.node = PoolNode();
   f.attribute = "kernel_shape";
@@ -87,6 +88,7 @@ inline std::vector<ModelResult> SampleResults() {
   note.rule = "SL003";
   note.name = "declared-shape-mismatch";
   note.severity = lint::Severity::kNote;
+  note.evidence = lint::Evidence::kDesign;
   note.message = "input 'x' declares dim 1 dynamic ('C'), but the Conv weight fixes it to 3";
   note.node = {.name = "conv1", .op_type = "Conv", .index = 0, .graph = "main", .label = "conv1"};
   note.attribute = "input 1";

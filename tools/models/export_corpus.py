@@ -60,6 +60,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import export_examples as ex  # noqa: E402  (shared export helpers)
+from model_files import write_json  # noqa: E402,F401  (ec.write_json elsewhere)
 
 OPSET = 14
 MAX_FILE = 1536 * 1024     # any one committed file
@@ -833,7 +834,10 @@ def main():
         entry["why"] = e["why"]
         labels[e["file"]] = {k: v for k, v in entry.items() if v is not None}
 
-    total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out))
+    # The models and their labels; intermediate_shapes.json (intermediate_shapes.py) is a
+    # record of its own, with a budget of its own.
+    total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out)
+                if f != "intermediate_shapes.json")
     print("\n%s: %d bytes" % (a.out, total))
     if total > MAX_DIR:
         problems.append("%s is %d bytes (> %d)" % (a.out, total, MAX_DIR))
@@ -896,23 +900,6 @@ def write_table(path, doc):
         out.append("| `%s.onnx` | `%s` | | not exported | | %s |" % (name, cell(v["source"]), cell(v["error"])))
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
-
-
-def write_json(path, doc):
-    """Indented JSON with each run (and each short list) on one line."""
-    runs = {}
-    for m in doc["models"].values():
-        for k, r in enumerate(m["runs"]):
-            key = "@@run%d@@" % len(runs)
-            runs[key] = json.dumps(r)
-            m["runs"][k] = key
-    text = json.dumps(doc, indent=1)
-    text = re.sub(r'"(@@run\d+@@)"', lambda mm: runs[mm.group(1)], text)
-    item = r'(?:"[^"\\,\[\]{}]*"|-?[\d.eE+-]+|true|false|null)'
-    text = re.sub(r"\[\n\s*(%s(?:,\n\s*%s)*)\n\s*\]" % (item, item),
-                  lambda mm: "[" + ", ".join(x.strip() for x in mm.group(1).split(",")) + "]", text)
-    with open(path, "w") as f:
-        f.write(text + "\n")
 
 
 def ort_version(node_env):

@@ -62,7 +62,8 @@ import onnx.helper
 import onnx.numpy_helper
 import torch
 import torch.nn.functional as F
-from onnx import external_data_helper
+
+from model_files import dims_of, graph_only  # noqa: F401  (ex.dims_of, ex.graph_only elsewhere)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPSET = 13
@@ -196,39 +197,6 @@ def strip_doc_strings(model):
     model.graph.doc_string = ""
     for n in model.graph.node:
         n.doc_string = ""
-
-
-def graph_only(model, location, threshold=1024):
-    """Copy of model whose float initializers > threshold bytes are external
-    data in `location` (not written).  Offsets/lengths are those the file
-    would have if written by onnx.save_model(..., all_tensors_to_one_file)."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    offset = 0
-    for t in m.graph.initializer:
-        if t.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16,
-                               onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16):
-            continue
-        raw = onnx.numpy_helper.to_array(t).tobytes()
-        if len(raw) <= threshold:
-            continue
-        # onnx aligns each tensor in the external file to 4 KiB when it can
-        offset = (offset + 4095) // 4096 * 4096
-        for field in ("float_data", "double_data", "int32_data"):
-            t.ClearField(field)
-        t.raw_data = raw  # set_external_data insists on raw_data being there
-        external_data_helper.set_external_data(t, location=location, offset=offset, length=len(raw))
-        t.ClearField("raw_data")
-        t.data_location = onnx.TensorProto.EXTERNAL
-        offset += len(raw)
-    return m
-
-
-def dims_of(vi):
-    out = []
-    for d in vi.type.tensor_type.shape.dim:
-        out.append(d.dim_param if d.HasField("dim_param") else (d.dim_value if d.HasField("dim_value") else "?"))
-    return out
 
 
 def describe(model, full=True):

@@ -127,6 +127,9 @@ struct Requirement {
   sym::Expr lhs;                // what the graph computes
   sym::Expr rhs;                // what it must equal (or divide by)
   OriginId origin = kNoOrigin;  // literal source of rhs, if known
+  // kDeclaredShape: a graph output's declaration (the model's interface), not a value_info's
+  // (the writing tool's inference, a hint).
+  bool interface = false;
   std::string what;  // e.g. "inner dimension of MatMul: input 0 axis 1 vs input 1 axis 0"
 };
 

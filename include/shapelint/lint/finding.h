@@ -16,6 +16,36 @@ enum class Severity { kNote = 0, kWarning = 1, kError = 2 };
 std::string_view SeverityName(Severity s);  // "note", "warning", "error"
 std::optional<Severity> ParseSeverity(std::string_view name);
 
+// What a finding rests on. Rules state the evidence they found; the severity policy
+// (docs/severity.md, lint/severity.h) alone turns it into a severity, the same way for every
+// rule, the command line, export() and fix.
+enum class Evidence {
+  // error: a requirement or declared output that holds at the export size (or where the graph
+  // runs) and fails at a nearby size the inputs declare valid; the counterexample shows it.
+  kContradiction = 0,
+  // error: torch.export specialized a symbol the input declares dynamic and that size reaches
+  // the graph through a literal that is not a trained parameter; the counterexample shows it.
+  kExporterRecord = 1,
+  // warning: a literal equal to a size derived from the export sizes with no exporter record
+  // and no failure shown, or an error's evidence without a counterexample.
+  kHypothesis = 2,
+  // warning: a declared graph output holds a number where the graph computes the dim from the
+  // inputs with no literal on the way: the declaration is what was baked.
+  kBakedDeclaration = 3,
+  // warning: only an intermediate value_info contradicts the graph; value_info is the writing
+  // tool's inference, a hint, not the model's interface.
+  kHint = 4,
+  // warning: a declared graph output that is false at the export size itself (or everywhere):
+  // a wrong declaration, not an example size baked into the graph.
+  kWrongDeclaration = 5,
+  // note: an intermediate value_info false at the export size itself: a wrong annotation.
+  kWrongAnnotation = 6,
+  // note: the model's design: a dim fixed by a trained parameter, an input contract, a table
+  // or buffer sliced by a size.
+  kDesign = 7,
+};
+std::string_view EvidenceName(Evidence e);  // "contradiction", "exporter-record", ...
+
 // A node of the model, as findings point at it.
 struct NodeRef {
   std::string name;  // may be empty: ONNX node names are optional
@@ -88,9 +118,10 @@ struct SourceLocation {
 };
 
 struct Finding {
-  std::string rule;  // stable code, e.g. "SL001"
-  std::string name;  // kebab-case rule name
-  Severity severity = Severity::kWarning;
+  std::string rule;                        // stable code, e.g. "SL001"
+  std::string name;                        // kebab-case rule name
+  Severity severity = Severity::kWarning;  // from `evidence`, by the severity policy
+  Evidence evidence = Evidence::kHypothesis;
   std::string message;
   NodeRef node;
   std::string attribute;  // attribute or input at fault, e.g. "kernel_shape" or "input 1"

@@ -84,6 +84,10 @@ struct FindingPath {
   // symbol), and the counterexample's (empty when the finding has none).
   std::vector<std::pair<std::string, int64_t>> witness;
   std::vector<std::pair<std::string, int64_t>> counterexample;
+  // True when `witness` is the export size (given, or recorded by the exporter) for every
+  // symbol it binds: only then may a report call it that. Otherwise it is a binding at which
+  // every requirement holds, which the search chose.
+  bool witness_is_export = false;
 };
 
 // The path of `finding` in `model`, the model it was linted on (with LintOptions::dynamic and

@@ -1,0 +1,144 @@
+// Engine truth on real graphs: the shape of every value the engine knows, evaluated at the sizes
+// ONNX Runtime ran each corpus model at, equals the shape ONNX Runtime computed for it.
+//
+// tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2}
+// with every value of its main graph exposed as an output, at the export size and at up to three
+// other sizes of its labels, and stored the shapes (intermediate_shapes.json beside each
+// corpus). A known dim that differs is a defect of the engine: the target, and the test, is
+// none, in every model and at every size. A dim the engine leaves unknown is no defect; how many
+// it knows is reported and held to a floor, so that coverage cannot silently fall.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "corpus/run_inputs.h"
+#include "lint/analysis.h"
+#include "shapelint/ir/load.h"
+#include "test_files.h"
+
+namespace shapelint::lint {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Runs where the engine follows the ONNX specification and ONNX Runtime does not: the value,
+// the run's inputs as the file writes them, and why.
+struct Divergence {
+  const char* model;
+  const char* inputs;
+  const char* why;
+};
+// Each export of the module that pools a width of 7 with a kernel of 10: the spec's
+// floor((7 - 10) / 10 + 1) is 0; ONNX Runtime divides in C++ integers, truncating toward zero,
+// and gives 1 (tests/corpus/exports_test.cc has the same divergence for the output).
+constexpr const char* kPoolWiderThanInput = R"({"x":[3,6,9,7]})";
+constexpr Divergence kOrtDivergences[] = {
+    {"avg_pool_kernel_int.onnx", kPoolWiderThanInput, "kernel 10 on a width of 7"},
+    {"avg_pool_kernel_int.ts.onnx", kPoolWiderThanInput, "kernel 10 on a width of 7"},
+    {"avg_pool_kernel_int.dynamo.onnx", kPoolWiderThanInput, "kernel 10 on a width of 7"},
+    {"avg_pool_kernel_int.dynamo-b1.onnx", kPoolWiderThanInput, "kernel 10 on a width of 7"},
+    {"avg_pool_kernel_from_shape.dynamo-b1.onnx", kPoolWiderThanInput, "kernel 10 on a width of 7"},
+};
+
+bool Diverges(const std::string& model, const std::string& inputs) {
+  for (const Divergence& d : kOrtDivergences) {
+    if (model == d.model && inputs == d.inputs) return true;
+  }
+  return false;
+}
+
+struct Tally {
+  int64_t runs = 0, values = 0, dims = 0, known = 0, wrong = 0, rank_wrong = 0;
+  std::vector<std::string> wrong_examples;
+
+  std::string Summary(const std::string& corpus) const {
+    return absl::StrCat(corpus, ": ", runs, " runs, ", values, " values, ", dims, " dims; ", known,
+                        " known to the engine (", dims == 0 ? 0 : (1000 * known / dims) / 10.0,
+                        " %), ", wrong, " wrong dims, ", rank_wrong, " wrong ranks");
+  }
+};
+
+void Compare(const std::string& file, const Analysis& analysis, const json& run, Tally& t) {
+  const auto binding = analysis.BindInputs(RunInputs(run["inputs"]));
+  REQUIRE(binding.has_value());
+  ++t.runs;
+  for (const auto& [value, ort] : run["shapes"].items()) {
+    const infer::TensorFact* fact = analysis.inference().Find(value);
+    const std::vector<int64_t> dims = ort.get<std::vector<int64_t>>();
+    ++t.values;
+    t.dims += static_cast<int64_t>(dims.size());
+    if (fact == nullptr || !fact->shape) continue;
+    if (fact->shape->size() != dims.size()) {
+      ++t.rank_wrong;
+      t.wrong_examples.push_back(absl::StrCat(file, " ", run["inputs"].dump(), " '", value,
+                                              "': rank ", fact->shape->size(), ", ORT ",
+                                              dims.size()));
+      continue;
+    }
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const sym::MaybeExpr& dim = (*fact->shape)[i];
+      const std::optional<int64_t> ours = dim ? dim->Evaluate(*binding) : std::nullopt;
+      if (!ours) continue;
+      ++t.known;
+      if (*ours == dims[i]) continue;
+      ++t.wrong;
+      t.wrong_examples.push_back(absl::StrCat(file, " ", run["inputs"].dump(), " '", value,
+                                              "' axis ", i, ": ", dim->ToString(80), " = ", *ours,
+                                              ", ORT ", dims[i]));
+    }
+  }
+}
+
+Tally CheckCorpus(const std::string& corpus) {
+  const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / corpus;
+  const json truth = json::parse(testing::ReadFile(dir / "intermediate_shapes.json"));
+  Tally t;
+  for (const auto& [file, entry] : truth["models"].items()) {
+    INFO("model " << corpus << "/" << file);
+    auto model = ir::LoadModel((dir / file).string());
+    REQUIRE(model.ok());
+    sym::InternScope scope;
+    Analysis analysis(**model);
+    for (const json& run : entry["runs"]) {
+      if (!run.contains("shapes") || Diverges(file, run["inputs"].dump())) continue;
+      Compare(file, analysis, run, t);
+    }
+  }
+  return t;
+}
+
+void Report(const std::string& corpus, const Tally& t, double min_known) {
+  std::vector<std::string> shown(
+      t.wrong_examples.begin(),
+      t.wrong_examples.begin() +
+          static_cast<std::ptrdiff_t>(std::min<size_t>(t.wrong_examples.size(), 40)));
+  INFO(absl::StrJoin(shown, "\n"));
+  WARN(t.Summary(corpus));
+  CHECK(t.wrong == 0);
+  CHECK(t.rank_wrong == 0);
+  CHECK(t.known >= min_known * static_cast<double>(t.dims));
+}
+
+TEST_CASE("engine truth: torch 1.13 seed exports, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  Report("torch", CheckCorpus("torch"), 0.9);
+}
+
+TEST_CASE("engine truth: torch 1.13 corpus, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  Report("exports", CheckCorpus("exports"), 0.9);
+}
+
+TEST_CASE("engine truth: torch 2.x corpus, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  Report("torch2", CheckCorpus("torch2"), 0.9);
+}
+
+}  // namespace
+}  // namespace shapelint::lint
