@@ -77,7 +77,7 @@ class DeclaredShapeMismatch : public Rule {
       absl::StrAppend(&message, ", which holds only at sizes where the graph itself fails");
     }
     f.message = std::move(message);
-    f.evidence = EvidenceOf(r, false_at_export || only_where_broken);
+    f.evidence = EvidenceOf(analysis, r, false_at_export || only_where_broken);
     if (f.evidence != Evidence::kContradiction) SayWhatHolds(analysis, false_at_export, f);
     f.attribute =
         absl::StrCat(r.interface ? "output '" : "value_info '", r.value, "' axis ", r.axis);
@@ -128,8 +128,12 @@ class DeclaredShapeMismatch : public Rule {
     return held > 0;
   }
 
-  static Evidence EvidenceOf(const infer::Requirement& r, bool false_at_export) {
-    if (!r.interface) return false_at_export ? Evidence::kWrongAnnotation : Evidence::kHint;
+  static Evidence EvidenceOf(const Analysis& analysis, const infer::Requirement& r,
+                             bool false_at_export) {
+    if (!r.interface) {
+      if (false_at_export) return Evidence::kWrongAnnotation;
+      return analysis.has_example() ? Evidence::kHint : Evidence::kUnverifiedHint;
+    }
     if (false_at_export) return Evidence::kWrongDeclaration;
     // A number declared where the graph follows the inputs with no literal on the way.
     if (r.rhs.IsConstant() && !r.lhs.IsConstant() && r.lhs.IsPolynomial()) {

@@ -291,11 +291,26 @@ std::vector<Slot> PoolSlots(const NodeSite& at) {
   return window;
 }
 
-// A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))).
+// A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))). Not
+// where the target's literals only regroup the input's static dims: an attention's
+// [B, -1, 4, 8] splits a hidden size of 32 into heads, whatever sqrt(T) was at export.
 std::vector<Slot> ReshapeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* target = ValuesOf(at.analysis, at.n, 1);
   if (target == nullptr || at.data == nullptr || !at.data->shape) return slots;
+  int64_t static_elements = 1, literal_elements = 1;
+  for (const auto& d : *at.data->shape) {
+    const std::optional<int64_t> c = d ? d->AsConstant() : std::nullopt;
+    if (c && (*c < 0 || __builtin_mul_overflow(static_elements, *c, &static_elements)))
+      return slots;
+  }
+  for (const Element& e : *target) {
+    const std::optional<int64_t> v = ConstantOf(e);
+    if (v && *v >= 2 && __builtin_mul_overflow(literal_elements, *v, &literal_elements)) {
+      return slots;
+    }
+  }
+  if (literal_elements == static_elements) return slots;
   for (size_t i = 0; i < target->size(); ++i) {
     const Element& e = (*target)[i];
     auto v = ConstantOf(e);

@@ -18,8 +18,22 @@ sym::MaybeExpr DeclaredDim(const TensorShapeProto::Dimension& d) {
     if (d.dim_value() < 0) return std::nullopt;
     return sym::Expr::Constant(d.dim_value());
   }
-  if (d.has_dim_param() && !d.dim_param().empty()) return sym::FromDimParam(d.dim_param());
+  if (d.has_dim_param() && !d.dim_param().empty()) {
+    sym::MaybeExpr dim = sym::FromDimParam(d.dim_param());
+    // A dim_param is a name, whatever it reads like: optimum names a decoder's logits axis "1"
+    // on purpose, as a dim that may take any size. Only an expression over symbols promises a
+    // relation; a number written as a name promises nothing.
+    if (dim && dim->IsConstant()) return std::nullopt;
+    return dim;
+  }
   return std::nullopt;
+}
+
+// A dim_param that reads as a number ("1"): a name all the same (DeclaredDim).
+bool IsNumericName(const TensorShapeProto::Dimension& d) {
+  if (!d.has_dim_param() || d.dim_param().empty()) return false;
+  const sym::MaybeExpr dim = sym::FromDimParam(d.dim_param());
+  return dim && dim->IsConstant();
 }
 
 // A dim_param that reads like an expression but is none the parser knows (sympy's Piecewise,
@@ -257,9 +271,16 @@ class Propagator : public SubgraphRunner {
   // One note for each distinct text: a decoder declares the same dim in every layer.
   void NoteUnreadExpression(const ir::Graph& g, const TensorShapeProto::Dimension& d,
                             const std::string& where) {
-    if (!IsUnreadExpression(d) || !unread_dim_params_.insert(d.dim_param()).second) return;
-    AddEngineNote(out_, {&g, -1,
-                         absl::StrCat(where, " is declared as '", d.dim_param(),
+    const bool numeric = IsNumericName(d);
+    if ((!numeric && !IsUnreadExpression(d)) || !unread_dim_params_.insert(d.dim_param()).second) {
+      return;
+    }
+    AddEngineNote(
+        out_, {&g, -1,
+               numeric ? absl::StrCat(where, " is declared with the dim_param '", d.dim_param(),
+                                      "': a name, not a number (a dim_param names a dim that "
+                                      "may take any size), so it is not checked against the graph")
+                       : absl::StrCat(where, " is declared as '", d.dim_param(),
                                       "', which is no expression the linter reads: taken as a "
                                       "name, it is not checked against the graph")});
   }

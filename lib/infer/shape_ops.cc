@@ -229,6 +229,20 @@ void InferConcat(OpContext& ctx) {
 
 namespace {
 
+// A symbolic Slice bound `v` on a dim of size `d` as ONNX reads it: v + d where v is negative,
+// then clamped to [0, d]. A bound is not always a size: T5 slices its position bias with
+// -seq_len. For any integer v this is exactly
+//   min(max(v, 0), d) + min(max(-v, 0), 1) * max(v + d, 0)
+// (the second factor is 1 where v < 0, else 0), which min and max fold back to min(v, d) where
+// v is a size and to max(d - L, 0) where v is -L.
+MaybeExpr ClampedBound(const MaybeExpr& v, const MaybeExpr& d) {
+  const Expr zero = Expr::Constant(0), one = Expr::Constant(1);
+  MaybeExpr as_is = sym::Min(sym::Max(v, zero), d);
+  MaybeExpr negative = sym::Min(sym::Max(sym::Neg(v), zero), one);
+  MaybeExpr wrapped = sym::Max(sym::Add(v, d), zero);
+  return sym::Add(as_is, sym::Mul(negative, wrapped));
+}
+
 // Length of x[start:end:step] along a dim of size `d`, with ONNX's clamping.
 MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExpr& end,
                       int64_t step) {
@@ -236,11 +250,10 @@ MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExp
   auto s = start->AsConstant();
   auto e = end->AsConstant();
   if (step > 0) {
-    // Symbolic bounds come from shapes and are non-negative.
-    MaybeExpr lo = !s ? sym::Min(start, d)
+    MaybeExpr lo = !s ? ClampedBound(start, d)
                       : (*s < 0 ? sym::Max(sym::Add(d, start), Expr::Constant(0))
                                 : (*s == 0 ? MaybeExpr(Expr::Constant(0)) : sym::Min(start, d)));
-    MaybeExpr hi = !e ? sym::Min(end, d)
+    MaybeExpr hi = !e ? ClampedBound(end, d)
                       : (*e >= kSliceToEnd ? d
                                            : (*e < 0 ? sym::Max(sym::Add(d, end), Expr::Constant(0))
                                                      : sym::Min(end, d)));

@@ -47,6 +47,8 @@ std::string_view EvidenceName(Evidence e) {
       return "wrong-annotation";
     case Evidence::kDesign:
       return "design";
+    case Evidence::kUnverifiedHint:
+      return "unverified-hint";
   }
   return "unknown";
 }

@@ -92,7 +92,9 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
         return p->requirement->kind == infer::RequirementKind::kDeclaredShape &&
                !p->requirement->interface;
       });
-  f.evidence = hints_only ? Evidence::kHint : Evidence::kContradiction;
+  f.evidence = !hints_only              ? Evidence::kContradiction
+               : analysis.has_example() ? Evidence::kHint
+                                        : Evidence::kUnverifiedHint;
   AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);
   if (node >= 0) f.source = SourceOf(graph.node(node));

@@ -14,6 +14,7 @@ Severity SeverityOf(Evidence evidence) {
       return Severity::kWarning;
     case Evidence::kWrongAnnotation:
     case Evidence::kDesign:
+    case Evidence::kUnverifiedHint:
       return Severity::kNote;
   }
   return Severity::kWarning;

@@ -203,6 +203,90 @@ MaybeExpr FloorDivByPositive(const ExprNode* e, int64_t k) {
 // True when the polynomials have the same terms, i.e. their difference is a constant.
 bool SameTerms(const ExprNode* a, const ExprNode* b) { return a->terms == b->terms; }
 
+// A lower bound of `n` over every binding of its symbols to sizes (which are never negative),
+// or nullopt when this simple reading finds none: a term with a negative coefficient, or a
+// nesting deeper than `depth` (shared subexpressions would make a deeper walk exponential).
+std::optional<Wide> LowerBound(const ExprNode* n, int depth) {
+  if (depth < 0) return std::nullopt;
+  switch (n->kind) {
+    case NodeKind::kSymbol:
+      return Wide{0};
+    case NodeKind::kPoly:
+      for (const Term& t : n->terms) {
+        if (t.coeff < 0) return std::nullopt;
+        for (const Factor& f : t.monomial) {
+          const std::optional<Wide> atom = LowerBound(f.atom, depth - 1);
+          if (!atom || *atom < 0) return std::nullopt;  // a nonnegative product: at least 0
+        }
+      }
+      return Wide{n->constant};
+    case NodeKind::kFloorDiv: {
+      const std::optional<Wide> numerator = LowerBound(n->numerator, depth - 1);
+      if (!numerator) return std::nullopt;
+      return FloorDivInt<Wide>(*numerator, n->divisor);
+    }
+    case NodeKind::kMin: {
+      std::optional<Wide> lowest;
+      for (const ExprNode* arg : n->args) {
+        const std::optional<Wide> b = LowerBound(arg, depth - 1);
+        if (!b) return std::nullopt;
+        lowest = lowest ? std::min(*lowest, *b) : *b;
+      }
+      return lowest;
+    }
+    case NodeKind::kMax: {
+      std::optional<Wide> highest;
+      for (const ExprNode* arg : n->args) {
+        const std::optional<Wide> b = LowerBound(arg, depth - 1);
+        if (b) highest = highest ? std::max(*highest, *b) : *b;
+      }
+      return highest;
+    }
+  }
+  return std::nullopt;
+}
+
+// True when p >= q at every binding of the symbols to sizes, as far as a lower bound of p - q
+// shows it, or, for two floors by the same divisor, their numerators: max(floor((W + 3) / 4),
+// floor((W + 1) / 4)) is floor((W + 3) / 4), and min(-L, L) is -L.
+bool ProvablyAtLeast(const ExprNode* p, const ExprNode* q, int depth) {
+  constexpr int kBoundDepth = 6;
+  if (depth < 0) return false;
+  if (const MaybeExpr d = Combine(p, q, -1)) {
+    const std::optional<Wide> bound = LowerBound(d->node(), kBoundDepth);
+    if (bound && *bound >= 0) return true;
+  }
+  const ExprNode* fp = BareAtom(p);
+  const ExprNode* fq = BareAtom(q);
+  return fp != nullptr && fq != nullptr && fp->kind == NodeKind::kFloorDiv &&
+         fq->kind == NodeKind::kFloorDiv && fp->divisor == fq->divisor &&
+         ProvablyAtLeast(fp->numerator, fq->numerator, depth - 1);
+}
+
+// Drops the arguments of a min (max) that another argument is provably at most (at least):
+// those never decide it. Of two provably equal, the first in canonical order stays, so the
+// result does not depend on the order the arguments came in.
+void DropDominated(NodeKind kind, std::vector<const ExprNode*>& args) {
+  constexpr size_t kMaxCompared = 8;  // pairwise: keep it cheap on wide nests
+  constexpr int kFloorDepth = 4;
+  if (args.size() < 2 || args.size() > kMaxCompared) return;
+  auto decides_over = [&](const ExprNode* x, const ExprNode* y) {  // x makes y irrelevant
+    return kind == NodeKind::kMax ? ProvablyAtLeast(x, y, kFloorDepth)
+                                  : ProvablyAtLeast(y, x, kFloorDepth);
+  };
+  std::vector<const ExprNode*> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool dropped = false;
+    for (size_t j = 0; j < args.size() && !dropped; ++j) {
+      if (i == j || !decides_over(args[j], args[i])) continue;
+      // Mutually deciding means equal everywhere: the earlier one stays.
+      dropped = !(decides_over(args[i], args[j]) && i < j);
+    }
+    if (!dropped) kept.push_back(args[i]);
+  }
+  args = std::move(kept);
+}
+
 MaybeExpr MinMax(NodeKind kind, const MaybeExpr& a, const MaybeExpr& b) {
   if (!a || !b) return std::nullopt;
   std::vector<const ExprNode*> args;
@@ -226,6 +310,7 @@ MaybeExpr MinMax(NodeKind kind, const MaybeExpr& a, const MaybeExpr& b) {
     }
     kept.push_back(p);
   }
+  DropDominated(kind, kept);
   if (kept.size() == 1) return Wrap(kept[0]);
   if (kept.size() > kMaxTerms) return TooLarge();
   ExprNode atom;

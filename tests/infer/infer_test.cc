@@ -2,6 +2,7 @@
 // definition by hand, in the comment next to it.
 #include <catch2/catch.hpp>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/str_join.h"
 #include "infer/infer_fixture.h"
@@ -160,6 +161,37 @@ g (float[B,S,64] x, float[1,197,64] pos, float[S,1] col, float[T] row) => (float
   // [S, 1] * [T] -> [S, T]
   CHECK(r.Shape("z") == "[S, T]");
   CHECK(r.Shape("w") == "[B, S, 64]");
+}
+
+TEST_CASE("Slice bounds computed from sizes may be negative: -L counts from the end", "[infer]") {
+  // T5 slices its position bias with position_bias[:, :, -seq_len:, :]: the start is -L, which
+  // ONNX reads as L from the end of the axis. The engine once took every symbolic bound for a
+  // size and gave 2L rows (ONNX Runtime gives L).
+  auto r = Infer(R"(
+g (float[B,L,D] x, float[1,N,N] table) => (float[?,?,?] y, float[?,?,?] t, float[?,?,?] u) {
+  shape = Shape (x)
+  one = Constant <value = int64[1] {1}> ()
+  two = Constant <value = int64[1] {2}> ()
+  len = Slice (shape, one, two)
+  neg = Neg (len)
+  big = Constant <value = int64[1] {9223372036854775807}> ()
+  y = Slice (x, neg, big, one)
+  t = Slice (table, neg, big, one)
+  u = Slice (table, len, big, one)
+})");
+  CHECK(r.Shape("y") == "[B, L, D]");
+  sym::Binding b;
+  b.Set("B", 2);
+  b.Set("D", 8);
+  // table[:, -L:]: L rows while L <= N, all N rows past it; table[:, L:]: N - L, then none.
+  for (auto [l, n, from_end, from_start] :
+       {std::tuple{1, 6, 1, 5}, {4, 6, 4, 2}, {6, 6, 6, 0}, {9, 6, 6, 0}, {0, 6, 6, 6}}) {
+    b.Set("L", l);
+    b.Set("N", n);
+    INFO("L = " << l << ", N = " << n);
+    CHECK((*r.inference.Find("t")->shape)[1]->Evaluate(b) == from_end);
+    CHECK((*r.inference.Find("u")->shape)[1]->Evaluate(b) == from_start);
+  }
 }
 
 TEST_CASE("opset forms: Unsqueeze and Slice attributes before opset 13 and 10", "[infer]") {

@@ -63,3 +63,45 @@ TEST_CASE("value_info stays a declaration where the file declares the axis dynam
 
 }  // namespace
 }  // namespace shapelint::lint
+
+namespace shapelint::lint {
+namespace {
+
+// optimum names a decoder's logits axis 1 with the dim_param "1", on purpose: a dim that may take
+// any size. A dim_param is a name whatever it reads like; taken as the number 1 it pinned the
+// sequence length to 1 and blamed a Reshape with a -1 (SL002) on BART, Marian and Whisper
+// decoders that run at every length. The same output declared with the number 1 (dim_value) is
+// a declaration the graph contradicts.
+TEST_CASE("a dim_param that reads as a number is a name, not the number", "[lint][declared]") {
+  auto model = ir::LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[B, L, 8] x) => (float[B, one, 8] y) {
+  y = Relu (x)
+}
+)",
+                                      "model.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(model.ok());
+  ONNX_NAMESPACE::ModelProto named = (*model)->CompleteProto();
+  auto* dim = named.mutable_graph()
+                  ->mutable_output(0)
+                  ->mutable_type()
+                  ->mutable_tensor_type()
+                  ->mutable_shape()
+                  ->mutable_dim(1);
+  dim->set_dim_param("1");
+  auto as_name = ir::Model::FromProto(named, "named.onnx");
+  REQUIRE(as_name.ok());
+  auto quiet = Lint(**as_name, {});
+  REQUIRE(quiet.ok());
+  CHECK(quiet->empty());
+
+  dim->set_dim_value(1);
+  auto as_number = ir::Model::FromProto(named, "numbered.onnx");
+  REQUIRE(as_number.ok());
+  auto contradicted = Lint(**as_number, {});
+  REQUIRE(contradicted.ok());
+  REQUIRE(contradicted->size() == 1);
+  CHECK(contradicted->front().rule == "SL003");
+}
+
+}  // namespace
+}  // namespace shapelint::lint

@@ -43,6 +43,9 @@ enum class Evidence {
   // note: the model's design: a dim fixed by a trained parameter, an input contract, a table
   // or buffer sliced by a size.
   kDesign = 7,
+  // note: only an intermediate value_info contradicts the graph, and no export size is known
+  // to tell whether it held there (a hint nothing corroborates).
+  kUnverifiedHint = 8,
 };
 std::string_view EvidenceName(Evidence e);  // "contradiction", "exporter-record", ...
 

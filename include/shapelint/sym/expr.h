@@ -5,6 +5,10 @@
 // max. Ceiling division and modulo are rewritten into floor division when built:
 //   ceil(e / k) == floor((e + k - 1) / k)      e mod k == e - k * floor(e / k)
 // Division and modulo follow floor semantics (Python's // and %), for negative values too.
+// Symbols stand for sizes (a dim, a count, a trip count), never negative, and canonical forms
+// use it: an argument of min or max that another provably decides for every size is dropped
+// (min(-L, L) is -L, max(2*L, L, 0) is 2*L). Bound a symbol to a negative value and min and
+// max may not be what the formula says.
 //
 // Because construction canonicalises and interns, two Exprs are equal exactly when their nodes
 // are the same pointer; equality and hashing are O(1).

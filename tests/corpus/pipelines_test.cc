@@ -1,9 +1,13 @@
-// Our own exports after the post-processors users run on them (tools/models/export_post.py):
-// onnxslim, onnxsim, and ONNX Runtime's symbolic shape inference with and without auto_merge,
-// each writing the graph and its value_info anew. tests/corpus/post/ground_truth.json labels
-// each processed model by running it on ONNX Runtime beside its source at the source's sizes,
-// and holds a third of the modules out (held_out): those were never looked at while the rules
-// were tuned, and are scored apart, so that a gap between the two shows tuning to the corpus.
+// The pipelines users run, beside torch.onnx.export alone:
+//  - tests/corpus/post: our own exports after the post-processors users run on them
+//    (tools/models/export_post.py): onnxslim, onnxsim, and ONNX Runtime's symbolic shape
+//    inference with and without auto_merge, each writing the graph and its value_info anew,
+//    labelled by running each processed model on ONNX Runtime beside its source;
+//  - tests/corpus/third: third-party exporters (tools/models/export_third.py): optimum-onnx's
+//    main_export of tiny random transformers, ultralytics' YOLO export with and without its
+//    onnxslim, labelled by ONNX Runtime against the eager module.
+// Each holds a third of its modules out (held_out): never looked at while the rules were tuned,
+// and scored apart, so that a gap between the two shows tuning to the corpus.
 //
 // Asserted, linting each model alone and told its export sizes: every model loads and lints; no
 // healthy model gets an error but those listed below, each explained in docs/ground-truth.md;
@@ -29,13 +33,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kDir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / "post";
+fs::path Dir(const std::string& corpus) {
+  return fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / corpus;
+}
 
 constexpr double kMaxWarnedHealthy = 0.02;
 // Errors on breaking models, alone and told the export sizes, over every processor: what the
 // linter reaches now (docs/ground-truth.md); raise them as it improves.
-constexpr double kMinRecall = 0.48;
-constexpr double kMinRecallWithExportDims = 0.63;
+constexpr double kMinPostRecall = 0.48;
+constexpr double kMinPostRecallWithExportDims = 0.63;
 
 // Healthy models with an error, each explained in docs/ground-truth.md. onnxslim folds
 // Gather(weight, constant indices) into an initializer named like an activation
@@ -59,9 +65,10 @@ struct Score {
   }
 };
 
-void ScoreModel(const std::string& file, const json& label, bool told, Score& s) {
+void ScoreModel(const fs::path& dir, const std::string& file, const json& label, bool told,
+                Score& s) {
   INFO("model " << file);
-  auto model = ir::LoadModel((kDir / file).string());
+  auto model = ir::LoadModel((dir / file).string());
   REQUIRE(model.ok());
   LintOptions options;
   if (told) options.export_dims = ProbeSpec{{}, RunInputs(label["export_inputs"]), {}, 0, 0};
@@ -95,15 +102,26 @@ void ScoreModel(const std::string& file, const json& label, bool told, Score& s)
   s.flagged += !errors.empty() || !warnings.empty();
 }
 
-// Scores by processor, and the held-out third apart: "slim", "slim held out", ..., "all".
-std::map<std::string, Score> ScoreCorpus(bool told) {
-  const json truth = json::parse(testing::ReadFile(kDir / "ground_truth.json"));
+// What a model of the corpus is scored under: its processor (post), its family and, for
+// ultralytics, whether onnxslim ran (third).
+std::string Part(const std::string& file, const json& label) {
+  if (label.contains("processor")) return label["processor"].get<std::string>();
+  std::string family = label["family"].get<std::string>();
+  if (family == "ultralytics") {
+    family += file.find(".noslim.") != std::string::npos ? " without onnxslim" : " with onnxslim";
+  }
+  return family;
+}
+
+// Scores by part, and the held-out third apart: "slim", "slim held out", ..., "all".
+std::map<std::string, Score> ScoreCorpus(const std::string& corpus, bool told) {
+  const json truth = json::parse(testing::ReadFile(Dir(corpus) / "ground_truth.json"));
   std::map<std::string, Score> scores;
   for (const auto& [file, label] : truth["models"].items()) {
-    const std::string processor = label["processor"].get<std::string>();
+    const std::string part = Part(file, label);
     const bool held_out = label.value("held_out", false);
-    ScoreModel(file, label, told, scores[held_out ? processor + " held out" : processor]);
-    ScoreModel(file, label, told, scores["all"]);
+    ScoreModel(Dir(corpus), file, label, told, scores[held_out ? part + " held out" : part]);
+    ScoreModel(Dir(corpus), file, label, told, scores["all"]);
   }
   return scores;
 }
@@ -119,13 +137,21 @@ void CheckScores(const std::map<std::string, Score>& scores, double min_recall) 
 }
 
 TEST_CASE("post-processed exports: no false errors, few warnings, recall floors",
-          "[corpus][post]") {
-  CheckScores(ScoreCorpus(false), kMinRecall);
-  CheckScores(ScoreCorpus(true), kMinRecallWithExportDims);
+          "[corpus][pipelines]") {
+  CheckScores(ScoreCorpus("post", false), kMinPostRecall);
+  CheckScores(ScoreCorpus("post", true), kMinPostRecallWithExportDims);
 }
 
-TEST_CASE("post-processed exports: every processor is there, a third held out", "[corpus][post]") {
-  const json truth = json::parse(testing::ReadFile(kDir / "ground_truth.json"));
+TEST_CASE("third-party exporters: no false errors, few warnings", "[corpus][pipelines]") {
+  // Two of the 45 break (the NMS-free YOLO head's TopK at small images), and lint misses both:
+  // no recall floor to hold yet (docs/ground-truth.md).
+  CheckScores(ScoreCorpus("third", false), 0);
+  CheckScores(ScoreCorpus("third", true), 0);
+}
+
+TEST_CASE("post-processed exports: every processor is there, a third held out",
+          "[corpus][pipelines]") {
+  const json truth = json::parse(testing::ReadFile(Dir("post") / "ground_truth.json"));
   std::map<std::string, int> by_processor, held_out;
   for (const auto& [file, label] : truth["models"].items()) {
     ++by_processor[label["processor"].get<std::string>()];
