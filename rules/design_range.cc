@@ -1,5 +1,5 @@
-// SL010 design-range: a dynamic dim works only up to a size the model's design sets (a table or
-// buffer sliced by it).
+// SL010 design-range: a dynamic dim works only within a range the model's design sets: up to
+// the length of a table or buffer sliced by it, or from the literal count or index it must hold.
 //
 // A causal mask registered as a 16 x 16 buffer and sliced by the sequence length
 // (mask[:T, :T]), position ids sliced from a 512-long buffer, a position table indexed by
@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -53,6 +54,8 @@ class DesignRange : public Rule {
     for (const Pin* pin : OneForEachSet(analysis.design_pins())) {
       out.push_back(ReportTraced(analysis, *pin));
     }
+    ReportMinimums(analysis, out);
+    ReportNarrowing(analysis, out);
   }
 
  private:
@@ -185,6 +188,171 @@ class DesignRange : public Rule {
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names,
                          " where the witness says, or change the module that fixes the size");
+    return f;
+  }
+
+  // A literal count or index that needs a dynamic dim to be at least its value (TopK's k, a
+  // Gather's index) holds from some size on, so the analysis keeps it among the constraints the
+  // model shares with eager PyTorch (a kernel larger than its input). Eager may clamp where the
+  // graph cannot: YOLO26's min(max_det, anchors) traced at 640 is TopK k = 300, and below 128 x
+  // 128 ONNX Runtime fails where eager returns every anchor. Statically the two read alike: a
+  // note with the smallest size and the failure below it, so that lint is never silent where
+  // the graph fails at sizes its inputs declare valid. (Another rule may name the same literal,
+  // SL007 a T - 1 index: rules do not read each other's findings, so each says its part.)
+  void ReportMinimums(const Analysis& analysis, std::vector<Finding>& out) const {
+    absl::flat_hash_set<const infer::Requirement*> claimed;
+    for (const Cause& c : analysis.causes()) {
+      for (const Pin* p : c.pins) claimed.insert(p->requirement);
+    }
+    // The largest minimum of each set of symbols.
+    std::map<std::vector<std::string>, std::pair<const infer::Requirement*, int64_t>> tightest;
+    for (const infer::Requirement& r : analysis.inference().requirements) {
+      if (r.kind != infer::RequirementKind::kIndexBound ||
+          r.relation != infer::Relation::kAtLeast || claimed.contains(&r)) {
+        continue;
+      }
+      const std::optional<int64_t> count = r.rhs.AsConstant();
+      const std::vector<std::string> symbols = r.lhs.Symbols();
+      if (!count || *count < 2 || symbols.empty()) continue;
+      const std::optional<int64_t> from = SmallestSize(analysis, r, symbols);
+      if (!from || *from <= 1) continue;
+      auto& best = tightest[symbols];
+      if (best.first == nullptr || *from > best.second) best = {&r, *from};
+    }
+    for (const auto& [symbols, minimum] : tightest) {
+      const infer::Requirement& r = *minimum.first;
+      out.push_back(ReportMinimum(analysis, r, symbols, minimum.second));
+    }
+  }
+
+  // Any other requirement of a node that the analysis kept as a constraint eager PyTorch shares
+  // (a divisibility: GLU's even channels, a Reshape to a multiple) and that fails next to the
+  // witness, one symbol moved (by up to kNearby, by a stride's 8 to 32, or halved or doubled): the
+  // sizes it rules out are declared valid, so a
+  // note states the relation and where it fails. A module's own constraint (eager fails there
+  // too) or one the example baked in (a grid of 4 x 4 at T = 16, which SL007 finds told the
+  // export sizes): either way the model does not run there.
+  void ReportNarrowing(const Analysis& analysis, std::vector<Finding>& out) const {
+    constexpr int64_t kNearby = 4;
+    absl::flat_hash_set<const infer::Requirement*> claimed;
+    for (const Cause& c : analysis.causes()) {
+      for (const Pin* p : c.pins) claimed.insert(p->requirement);
+    }
+    // Sizes whose range is stated already (a bound, a module's own size) need no second note.
+    std::set<std::vector<std::string>> stated;
+    for (const Bound& b : analysis.bounds()) {
+      claimed.insert(b.requirement);
+      stated.insert(b.symbols);
+    }
+    for (const Pin& p : analysis.design_pins()) {
+      claimed.insert(p.requirement);
+      stated.insert(p.symbols);
+    }
+    for (const infer::Requirement& r : analysis.inference().requirements) {
+      // Counts and indices that need a dim at least their value are ReportMinimums'.
+      const bool minimum =
+          r.kind == infer::RequirementKind::kIndexBound && r.relation == infer::Relation::kAtLeast;
+      if (r.kind == infer::RequirementKind::kDeclaredShape || minimum || r.graph == nullptr ||
+          r.node < 0 || claimed.contains(&r)) {
+        continue;
+      }
+      const std::vector<std::string> symbols = SymbolsOf(r);
+      if (symbols.empty() || stated.contains(symbols)) continue;
+      std::optional<Counterexample> failure;
+      for (const std::string& s : symbols) {
+        const int64_t w = analysis.witness().Get(s).value_or(1);
+        std::vector<int64_t> sizes;
+        for (int64_t step = 1; step <= kNearby; ++step) {
+          sizes.insert(sizes.end(), {w + step, w - step});
+        }
+        // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
+        for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
+        sizes.insert(sizes.end(), {2 * w, w / 2});
+        for (int64_t size : sizes) {
+          if (size < 1 || failure) continue;
+          sym::Binding moved = analysis.witness();
+          moved.Set(s, size);
+          const std::optional<bool> holds = HoldsUnder(r, moved);
+          if (!holds || *holds) continue;
+          Counterexample c = analysis.Evaluate(moved);
+          if (c.node_fails && c.failing_node.index == r.node) failure = std::move(c);
+        }
+      }
+      if (!failure) continue;
+      stated.insert(symbols);
+      const std::string names = absl::StrJoin(symbols, ", ");
+      Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign,
+                            absl::StrCat(names, symbols.size() > 1 ? " are" : " is",
+                                         " narrowed by the graph: ", RequirementText(r), " (",
+                                         r.what, ") fails at some sizes the inputs declare valid"));
+      f.symbols = symbols;
+      f.counterexample = std::move(failure);
+      f.notes.push_back(
+          {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
+           "grid the export fixed): the model runs only where it holds",
+           std::nullopt});
+      f.fix = absl::StrCat("serve and profile ", names, " where the relation holds");
+      out.push_back(std::move(f));
+    }
+  }
+
+  // The smallest size at which `r` holds with each of `symbols` at that size and the others at
+  // the witness, where it holds at the witness; a count that grows with the sizes holds from
+  // there on (binary search, checked at the answer and below it).
+  static std::optional<int64_t> SmallestSize(const Analysis& analysis, const infer::Requirement& r,
+                                             const std::vector<std::string>& symbols) {
+    sym::Binding at = analysis.witness();
+    int64_t top = 1;
+    for (const std::string& s : symbols) top = std::max(top, at.Get(s).value_or(1));
+    auto holds_at = [&](int64_t size) {
+      for (const std::string& s : symbols) at.Set(s, size);
+      const std::optional<bool> h = HoldsUnder(r, at);
+      return h.has_value() && *h;
+    };
+    if (!holds_at(top)) return std::nullopt;
+    int64_t lo = 1, hi = top;  // holds at hi
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (holds_at(mid)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    if (hi > 1 && (holds_at(hi - 1) || !holds_at(hi))) return std::nullopt;
+    return hi;
+  }
+
+  Finding ReportMinimum(const Analysis& analysis, const infer::Requirement& r,
+                        const std::vector<std::string>& symbols, int64_t from) const {
+    const ir::Graph& graph = *r.graph;
+    const std::string names = absl::StrJoin(symbols, ", ");
+    const bool several = symbols.size() > 1;
+    Finding f = FindingAt(
+        analysis, graph, r.node >= 0 ? r.node : 0, Evidence::kDesign,
+        absl::StrCat(names, several ? " work" : " works", " only from ", from, " on: ", r.what,
+                     " (", r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
+                     "): the dim must be at least the literal ", r.rhs.ToString(),
+                     several ? ", which it is once they all reach " : ", which it is from ", from));
+    f.symbols = symbols;
+    Witness w;
+    for (const std::string& s : symbols) {
+      w.ranges.push_back({s, analysis.witness().Get(s).value_or(from), from, std::nullopt});
+    }
+    w.summary = absl::StrCat("works for ", names, " from ", from, " on",
+                             several ? " together (all at that size)" : "");
+    f.witness = std::move(w);
+    sym::Binding below = analysis.witness();
+    for (const std::string& s : symbols) below.Set(s, from - 1);
+    f.counterexample = analysis.CounterexampleAt(below);
+    f.notes.push_back(
+        {"a count or index the graph holds as a literal: eager PyTorch fails below the size too "
+         "when the module's code holds it, but not when the exporter evaluated a min() or a "
+         "clamp of it at the example size",
+         std::nullopt});
+    f.fix = absl::StrCat("serve and profile ", names, " from ", from,
+                         " on, or compute the count from the input's shape in the model "
+                         "(torch.minimum of it and the dim) so that it stays dynamic");
     return f;
   }
 
