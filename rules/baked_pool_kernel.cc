@@ -32,8 +32,12 @@ namespace {
 // Dims before the spatial ones: batch and channels.
 constexpr size_t kSpatialBegin = 2;
 
-bool IsPool(const std::string& op) {
-  return op == "AveragePool" || op == "MaxPool" || op == "LpPool";
+// A pool with its data input and output present. Every read below takes input 0 and output 0
+// for granted; a mutated or hand-written model may have neither.
+bool IsPool(ir::Node n) {
+  const std::string& op = n.op_type();
+  return (op == "AveragePool" || op == "MaxPool" || op == "LpPool") && n.input_size() > 0 &&
+         !n.input(0).empty() && n.output_size() > 0 && !n.output(0).empty();
 }
 
 std::vector<int64_t> IntsOf(ir::Node node, std::string_view attr) {
@@ -99,7 +103,7 @@ bool RecordedAsAdaptivePool(ir::Node n) {
 
 bool IsDecomposedAdaptivePool(const BlameSite& site, int index) {
   const ir::Node n = site.graph().node(index);
-  if (!IsPool(n.op_type()) || !SpatialChanged(site, n)) return false;
+  if (!IsPool(n) || !SpatialChanged(site, n)) return false;
   const std::vector<int64_t> kernel = IntsOf(n, "kernel_shape");
   std::vector<int64_t> strides = IntsOf(n, "strides");
   const std::vector<int64_t> pads = IntsOf(n, "pads");
@@ -418,7 +422,7 @@ class BakedPoolKernel : public Rule {
     const ir::Graph& g = analysis.model().graph();
     for (int index : g.topological_order()) {
       const ir::Node n = g.node(index);
-      if (!IsPool(n.op_type()) || !TilesExactly(n) || analysis.Claimed(g, index) ||
+      if (!IsPool(n) || !TilesExactly(n) || analysis.Claimed(g, index) ||
           !RecordedAsAdaptivePool(n)) {
         continue;
       }

@@ -442,7 +442,7 @@ class BakedReshapeTarget : public Rule {
   std::optional<Finding> LiteralBatch(const Analysis& analysis, int node) const {
     const ir::Graph& g = analysis.model().graph();
     const auto& n = g.node(node);
-    if (n.input_size() < 2) return std::nullopt;
+    if (n.input_size() < 2 || n.output_size() == 0) return std::nullopt;
     const infer::TensorFact* input = analysis.inference().Find(n.input(0));
     const infer::TensorFact* target = analysis.inference().Find(n.input(1));
     if (input == nullptr || !input->shape || input->shape->empty() || target == nullptr ||

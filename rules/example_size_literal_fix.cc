@@ -106,6 +106,7 @@ class LiteralRepair {
   // counted from the end are the same at every size and say nothing.
   absl::Status NotASeries(const std::vector<Derived>& literals) const {
     const ir::Graph& g = analysis_.model().graph();
+    if (node_.input_size() == 0) return absl::OkStatus();
     for (int other : g.Consumers(node_.input(0))) {
       if (other == node_.index() || g.node(other).op_type() != node_.op_type()) continue;
       for (const Slot& slot : SlotsOf(analysis_, g, other)) {
@@ -250,6 +251,9 @@ class LiteralRepair {
     }
     if (node_.output_size() > 1 && !node_.output(1).empty()) {
       return absl::FailedPreconditionError("the pool's indices are read");
+    }
+    if (node_.input_size() == 0 || node_.output_size() == 0) {
+      return absl::FailedPreconditionError("the pool has no input or no output");
     }
     FixBuilder::Attributes attributes;
     if (op == "LpPool") attributes.ints.emplace_back("p", IntAttr(node_, "p").value_or(2));

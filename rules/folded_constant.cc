@@ -34,6 +34,8 @@ class OperandRepair {
     const int at = EntryNode(g);
     if (at < 0) return absl::NotFoundError("the literal is a tensor of its own");
     const ir::Node entry = g.node(at);
+    if (entry.input_size() < 2)
+      return absl::NotFoundError("the Expand or Tile has no shape operand");
     // Through other ops (TorchScript's Where(Equal(shape, -1), 1, shape) for expand's -1), the
     // engine's values of the operand itself are what is rebuilt.
     const bool direct = entry.input(1) == src_.name;

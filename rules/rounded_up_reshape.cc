@@ -25,7 +25,8 @@ class RoundedUpReshape : public Rule {
   bool ClaimsNode(const BlameSite& site, int node) const override {
     return node == site.start() && site.pin().rounds_up &&
            site.failing().kind == infer::RequirementKind::kReshapeCount &&
-           site.graph().node(node).op_type() == "Reshape";
+           site.graph().node(node).op_type() == "Reshape" &&
+           site.graph().node(node).input_size() > 0 && site.graph().node(node).output_size() > 0;
   }
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {

@@ -31,7 +31,7 @@ class SqueezeDynamicAxis : public Rule {
       if (!Owns(cause)) continue;
       const ir::Node node = cause.graph->node(cause.node);
       const infer::Requirement* squeeze = SqueezeRequirement(cause);
-      if (squeeze == nullptr) continue;
+      if (squeeze == nullptr || node.input_size() == 0) continue;
       const std::string symbol(*squeeze->lhs.AsSymbol());
       Finding f = FindingFor(
           analysis, cause, cause.node,

@@ -84,6 +84,7 @@ std::optional<sym::Binding> ReshapeHint(const infer::Inference& inference, const
   if (r.kind != infer::RequirementKind::kReshapeCount || r.relation != Relation::kEqual) return {};
   if (r.graph != inference.graph || r.node < 0) return {};
   const auto& node = r.graph->node(r.node);
+  if (node.input_size() < 2) return {};
   const infer::TensorFact* input = inference.Find(node.input(0));
   const infer::TensorFact* target = inference.Find(node.input(1));
   if (input == nullptr || !input->shape || target == nullptr || !target->values) return {};

@@ -1,5 +1,7 @@
-// Fuzz target: model bytes -> load (binary or ONNX text) -> lint -> every report format, the
-// baseline, and the subcommands' reports (shapes; a probe at the sizes where the model works).
+// Fuzz target: model bytes -> load (binary or ONNX text) -> lint with fix-its -> every report
+// format, the baseline, and the subcommands' reports (shapes; a probe at the sizes where the
+// model works). The seeds in regressions/model include node metadata (torch's stack trace and
+// module classes), which rules read without a failure.
 // Whatever the bytes, loading fails with a status or the lint runs to the end: never a crash,
 // a hang or a leak.
 #include <cstddef>
@@ -54,7 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!model.ok()) {
     result.error = std::string(model.status().message());
   } else {
-    auto findings = sl::lint::Lint(**model);
+    // With the fix-its, so that the rules' repairs (the fix builder) meet the same bytes.
+    sl::lint::LintOptions options;
+    options.fix_its = true;
+    auto findings = sl::lint::Lint(**model, options);
     if (findings.ok()) result.findings = *std::move(findings);
     WriteSubcommandReports(**model, result.path, out);
   }

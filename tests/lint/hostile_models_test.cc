@@ -3,6 +3,7 @@
 // hang or work beyond the documented caps. docs/limits.md lists every case and where it is
 // tested; the cases tested elsewhere (cycles, duplicate names, wrong attribute types, dims near
 // INT64_MAX) are named there.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cstdint>
@@ -13,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "onnx/onnx_pb.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
@@ -332,6 +334,57 @@ g (float[N] x) => (float[N] y) {
                     "future.onnxtxt", &notes) == "");
   CHECK(absl::StrContains(notes, "imports opset 99 of the default domain"));
   CHECK(absl::StrContains(notes, "op com.acme.Frob is not modelled yet"));
+}
+
+// A pool whose node metadata says torch exported it from an adaptive pool (SL001 reads it
+// without a failure), with its data input `input` (none when empty) and output y.
+ONNX_NAMESPACE::ModelProto RecordedAdaptivePool(const std::vector<std::string>& inputs) {
+  auto m = ModelWithInput("x", {"1", "3", "H", "W"});
+  m.set_ir_version(10);
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type("AveragePool");
+  for (const auto& i : inputs) n->add_input(i);
+  n->add_output("y");
+  for (const char* name : {"kernel_shape", "strides"}) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(ONNX_NAMESPACE::AttributeProto::INTS);
+    a->add_ints(2);
+    a->add_ints(2);
+  }
+  // NodeProto.metadata_props (field 9, IR 10) is newer than the onnx.proto this builds
+  // against: written as the unknown field the loader reads it from.
+  auto add_metadata = [n](const std::string& key, const std::string& value) {
+    ONNX_NAMESPACE::StringStringEntryProto entry;
+    entry.set_key(key);
+    entry.set_value(value);
+    n->GetReflection()->MutableUnknownFields(n)->AddLengthDelimited(9, entry.SerializeAsString());
+  };
+  add_metadata("pkg.torch.onnx.class_hierarchy",
+               "['Net', 'torch.nn.modules.pooling.AdaptiveAvgPool2d']");
+  add_metadata("pkg.torch.onnx.stack_trace",
+               "File \"net.py\", line 9, in forward\n    return F.adaptive_avg_pool2d(x, (4, 4))");
+  m.mutable_graph()->add_output()->set_name("y");
+  return m;
+}
+
+TEST_CASE("a pool recorded as adaptive with no data input lints without a finding on it",
+          "[hostile]") {
+  // No input, an omitted one, and the input present (the case the rule is for: a finding).
+  for (const auto& inputs : std::vector<std::vector<std::string>>{{}, {""}, {"x"}}) {
+    INFO(inputs.size());
+    const std::string bytes = RecordedAdaptivePool(inputs).SerializeAsString();
+    CHECK(LoadAndLint(bytes, "pool.onnx") == "");
+    auto model = ir::LoadModelFromBytes(bytes, "pool.onnx");
+    REQUIRE(model.ok());
+    LintOptions options;
+    options.fix_its = true;
+    auto findings = Lint(**model, options);
+    REQUIRE(findings.ok());
+    const bool reported = std::any_of(findings->begin(), findings->end(),
+                                      [](const Finding& f) { return f.rule == "SL001"; });
+    CHECK(reported == (inputs.size() == 1 && !inputs[0].empty()));
+  }
 }
 
 TEST_CASE("ir_version 1 and 12 lint like any other version", "[hostile]") {
