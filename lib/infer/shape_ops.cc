@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
 #include "infer/tensor_util.h"
@@ -459,17 +460,23 @@ void InferTranspose(OpContext& ctx) {
   if (!x.shape) return;
   std::vector<int64_t> perm;
   if (auto p = ctx.AttrInts("perm")) {
-    perm = *p;
+    // A perm that is not a permutation of the axes (an axis twice, one out of range, the
+    // wrong length) makes the node invalid; its elements below would be read out of bounds.
+    auto normalized = static_cast<int64_t>(p->size()) == x.rank()
+                          ? NormalizeAxes(*p, x.rank())
+                          : std::optional<std::vector<int64_t>>();
+    if (!normalized) {
+      ctx.Note(absl::StrCat("Transpose's perm [", absl::StrJoin(*p, ", "),
+                            "] is not a permutation of the ", x.rank(),
+                            " axes of its input; its output is unknown"));
+      return;
+    }
+    perm = *std::move(normalized);
   } else {
     for (int64_t i = x.rank() - 1; i >= 0; --i) perm.push_back(i);
   }
-  if (static_cast<int64_t>(perm.size()) != x.rank()) return;
   Dims out;
-  for (int64_t p : perm) {
-    auto axis = NormalizeAxis(p, x.rank());
-    if (!axis) return;
-    out.push_back((*x.shape)[*axis]);
-  }
+  for (int64_t p : perm) out.push_back((*x.shape)[p]);
   y.shape = std::move(out);
   if (x.rank() <= 1) {
     y.values = x.values;
@@ -480,14 +487,14 @@ void InferTranspose(OpContext& ctx) {
   if (!dims) return;
   std::vector<int64_t> out_dims, strides(dims->size(), 1);
   for (int64_t a = x.rank() - 2; a >= 0; --a) strides[a] = strides[a + 1] * (*dims)[a + 1];
-  for (int64_t p : perm) out_dims.push_back((*dims)[*NormalizeAxis(p, x.rank())]);
+  for (int64_t p : perm) out_dims.push_back((*dims)[p]);
   std::vector<Element> vals;
   vals.reserve(x.values->size());
   std::vector<int64_t> index(out_dims.size(), 0);
   for (size_t flat = 0; flat < x.values->size(); ++flat) {
     int64_t source = 0;
     for (size_t a = 0; a < index.size(); ++a) {
-      source += index[a] * strides[*NormalizeAxis(perm[a], x.rank())];
+      source += index[a] * strides[perm[a]];
     }
     vals.push_back((*x.values)[source]);
     for (int64_t a = static_cast<int64_t>(index.size()) - 1; a >= 0; --a) {

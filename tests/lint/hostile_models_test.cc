@@ -387,6 +387,47 @@ TEST_CASE("a pool recorded as adaptive with no data input lints without a findin
   }
 }
 
+TEST_CASE("a Transpose perm that is not a permutation is unknown, with a note", "[hostile]") {
+  // A small tracked int64 tensor (torch's pads) through the Transpose into Reshape and Pad:
+  // its elements are permuted by perm, so a repeated axis read past the end of them.
+  for (const std::string perm : {"0, 0", "1, 1", "0, 2", "0", "1, 0, 2", "-3, 0"}) {
+    INFO(perm);
+    std::string notes;
+    CHECK(LoadAndLint(Text(absl::StrCat(R"(
+g (float[N,C] x) => (float[?,?] y) {
+  c = Constant <value = int64[2,2] {0, 1, 2, 3}> ()
+  t = Transpose <perm = [)",
+                                        perm, R"(]> (c)
+  flat = Constant <value = int64[1] {-1}> ()
+  pads = Reshape (t, flat)
+  y = Pad (x, pads)
+})")),
+                      "perm.onnxtxt", &notes) == "");
+    CHECK(absl::StrContains(
+        notes, absl::StrCat("Transpose's perm [", perm, "] is not a permutation of the 2 axes")));
+  }
+  // A valid perm, negative axes counted from the end, permutes the elements.
+  const std::string model = Text(R"(
+g (float[N,C] x) => (float[?,?] y) {
+  c = Constant <value = int64[2,2] {0, 1, 2, 3}> ()
+  t = Transpose <perm = [-1, 0]> (c)
+  flat = Constant <value = int64[1] {-1}> ()
+  pads = Reshape (t, flat)
+  y = Pad (x, pads)
+})");
+  auto loaded = ir::LoadModelFromBytes(model, "perm.onnxtxt");
+  REQUIRE(loaded.ok());
+  const infer::Inference inference = infer::Infer(**loaded);
+  CHECK(inference.notes.empty());
+  const infer::TensorFact* y = inference.Find("y");
+  REQUIRE(y != nullptr);
+  REQUIRE(y->shape);
+  REQUIRE(y->shape->size() == 2);
+  // pads [[0, 1], [2, 3]] transposed: begins 0, 2 and ends 1, 3.
+  CHECK((*y->shape)[0]->ToString() == "N + 1");
+  CHECK((*y->shape)[1]->ToString() == "C + 5");
+}
+
 TEST_CASE("ir_version 1 and 12 lint like any other version", "[hostile]") {
   for (int version : {1, 12}) {
     const std::string text = absl::StrCat("<ir_version: ", version, R"(, opset_import: ["" : 17]>
