@@ -101,7 +101,10 @@ absl::StatusOr<ProbeResult> ProbeOne(const Analysis& analysis, const ProbeSpec& 
   }
   result.range_symbol = *spec.range_symbol;
   std::optional<Counterexample> first_break;
-  for (int64_t v = spec.range_lo; v <= spec.range_hi; ++v) {
+  // Counted from the low end: `v <= range_hi; ++v` never ends where range_hi is INT64_MAX
+  // (the increment past it overflows). The parser bounds the count (kMaxProbeRange).
+  for (int64_t k = 0; k <= spec.range_hi - spec.range_lo; ++k) {
+    const int64_t v = spec.range_lo + k;
     binding.Set(*spec.range_symbol, v);
     Counterexample c = analysis.Evaluate(binding);
     if (!Breaks(c)) continue;

@@ -19,6 +19,7 @@
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 #include "test_files.h"
 
 namespace shapelint::lint {
@@ -426,6 +427,27 @@ g (float[N,C] x) => (float[?,?] y) {
   // pads [[0, 1], [2, 3]] transposed: begins 0, 2 and ends 1, 3.
   CHECK((*y->shape)[0]->ToString() == "N + 1");
   CHECK((*y->shape)[1]->ToString() == "C + 5");
+}
+
+TEST_CASE("a probe range at INT64_MAX ends, its sizes unknown where they overflow", "[hostile]") {
+  const std::string text = Text(R"(
+g (float[N] x) => (float[?] y) {
+  one = Constant <value = float[1] {1}> ()
+  y = Concat <axis = 0> (x, one)
+})");
+  auto model = ir::LoadModelFromBytes(text, "range.onnxtxt");
+  REQUIRE(model.ok());
+  for (const std::string range : {"N=9223372036854775807..9223372036854775807",
+                                  "N=9223372036854775800..9223372036854775807"}) {
+    INFO(range);
+    auto spec = ParseProbeSpec(range);
+    REQUIRE(spec.ok());
+    auto probes = Probe(**model, {{range, *spec}});
+    REQUIRE(probes.ok());
+    REQUIRE(probes->size() == 1);
+    // N + 1 overflows at the top size: unknown, so nothing is said to break there.
+    CHECK((*probes)[0].failing.empty());
+  }
 }
 
 TEST_CASE("ir_version 1 and 12 lint like any other version", "[hostile]") {
