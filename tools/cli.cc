@@ -70,6 +70,17 @@ std::string Report(const std::vector<report::ModelResult>& results, const Option
 // and the exit code.
 int Lint(const Options& options, std::ostream& out, std::ostream& err, const Environment& env) {
   std::vector<ModelJob> jobs = PlanJobs(ExpandModels(options.models), options);
+  // Before any work: the report or baseline must not replace a model of the run (a directory
+  // argument's models too) or its weights.
+  std::vector<std::string> paths;
+  for (const ModelJob& job : jobs) paths.push_back(job.path);
+  for (const std::optional<std::string>& target : {options.output, options.write_baseline}) {
+    if (!target) continue;
+    if (std::optional<std::string> refused = OverwritesInput(*target, paths)) {
+      err << kProgram << ": error: " << *refused << "\n";
+      return kExitError;
+    }
+  }
   std::vector<report::ModelResult> results = LintAll(jobs, options.jobs, env.exits_after_run);
   if (options.write_baseline) {
     const report::Baseline baseline = report::Baseline::Of(results, *options.write_baseline);

@@ -12,11 +12,6 @@
 namespace shapelint::cli {
 namespace {
 
-bool SameFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return std::filesystem::equivalent(a, b, ec) && !ec;
-}
-
 std::string Directory(const std::string& path) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(path, ec).parent_path();
@@ -66,9 +61,10 @@ int RunFix(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   if (!options.output && !options.diff) return ReportUsageError(err, "fix needs -o OUT or --diff");
   const std::string& path = options.models[0];
-  if (options.output && SameFile(path, *options.output)) {
-    err << kProgram << ": error: " << path
-        << ": refusing to overwrite the input; give another -o\n";
+  // The input and every file it keeps weights in: fix never writes to a model.
+  if (std::optional<std::string> refused =
+          options.output ? OverwritesInput(*options.output, {path}) : std::nullopt) {
+    err << kProgram << ": error: " << *refused << "; give another -o\n";
     return kExitError;
   }
   std::vector<ModelJob> jobs = PlanJobs(ExpandModels(options.models), options);

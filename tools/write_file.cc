@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
+#include "shapelint/ir/load.h"
 
 namespace shapelint::cli {
 namespace {
@@ -31,10 +33,51 @@ absl::Status CannotWrite(const std::string& path, int error) {
   return absl::UnavailableError(absl::StrCat("cannot write '", path, "': ", std::strerror(error)));
 }
 
+bool SameFile(const struct stat& a, const std::string& path) {
+  struct stat b {};
+  return stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// `path` with the symbolic links at its end followed, also to a target that does not exist
+// yet; nullopt for a loop of links.
+std::optional<std::string> FollowLinks(std::string path) {
+  constexpr int kMaxLinks = 40;  // as the kernel's ELOOP
+  for (int links = 0; links < kMaxLinks; ++links) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(path, ec)) return path;
+    std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    if (ec) return path;
+    path = (std::filesystem::path(path).parent_path() / target).string();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
+std::optional<std::string> OverwritesInput(const std::string& output,
+                                           const std::vector<std::string>& models) {
+  struct stat out {};
+  // A file that does not exist is none of the inputs; a device (/dev/null) is never replaced.
+  if (stat(output.c_str(), &out) != 0 || !S_ISREG(out.st_mode)) return std::nullopt;
+  for (const std::string& model : models) {
+    if (model == "-") continue;
+    if (SameFile(out, model)) {
+      return absl::StrCat("refusing to write '", output, "': it is the model '", model, "'");
+    }
+    for (const std::string& weights : ir::ExternalDataFiles(model)) {
+      if (SameFile(out, weights)) {
+        return absl::StrCat("refusing to write '", output, "': it holds the weights of '", model,
+                            "' (external data '", weights, "')");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 absl::Status WriteFileAtomically(const std::string& requested, const std::string& text) {
-  std::string path = requested;
+  std::optional<std::string> followed = FollowLinks(requested);
+  if (!followed) return CannotWrite(requested, ELOOP);
+  std::string path = *std::move(followed);
   struct stat st {};
   const bool exists = stat(path.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {
@@ -44,6 +87,10 @@ absl::Status WriteFileAtomically(const std::string& requested, const std::string
     const int saved = errno;
     close(fd);
     return ok ? absl::OkStatus() : CannotWrite(path, saved);
+  }
+  // Renaming over a read-only file would replace it; root may write it, but is refused too.
+  if (exists && (access(path.c_str(), W_OK) != 0 || (st.st_mode & 0222) == 0)) {
+    return CannotWrite(requested, EACCES);
   }
   if (exists) {
     std::error_code ec;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "shapelint/ir/model.h"
@@ -28,6 +29,12 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path,
 absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes,
                                                           std::string source,
                                                           ModelFormat format = ModelFormat::kAuto);
+
+// The files the binary model at `path` keeps initializers' data in (TensorProto.external_data,
+// key "location", in the main graph), each as a path: relative to the model's directory, where
+// ONNX finds them. Empty when it has none, or cannot be read as a model. The files are not
+// opened; this is for not writing over them (the CLI's --output, `fix -o`).
+std::vector<std::string> ExternalDataFiles(const std::string& path);
 
 }  // namespace shapelint::ir
 
