@@ -13,18 +13,27 @@ using ONNX_NAMESPACE::TensorShapeProto;
 using ONNX_NAMESPACE::ValueInfoProto;
 
 // The dim a declaration states, or nullopt when it states none ("?" or no shape).
+// True for a dim_param expression that is at most 0 wherever its symbols are sizes, and not 0
+// itself (s0 - s0 - 1, 0*s0 - 5, -s0): no size is negative, so it declares none.
+bool NeverASize(const sym::Expr& e) {
+  if (e.AsConstant() == 0) return false;
+  const sym::MaybeExpr negated = sym::Neg(e);
+  return negated && sym::KnownNonNegative(*negated);
+}
+
 sym::MaybeExpr DeclaredDim(const TensorShapeProto::Dimension& d) {
   if (d.has_dim_value()) {
     if (d.dim_value() < 0) return std::nullopt;
     return sym::Expr::Constant(d.dim_value());
   }
   if (d.has_dim_param() && !d.dim_param().empty()) {
-    sym::MaybeExpr dim = sym::FromDimParam(d.dim_param());
+    const sym::Expr e = sym::FromDimParam(d.dim_param());
     // A dim_param is a name, whatever it reads like: optimum names a decoder's logits axis "1"
     // on purpose, as a dim that may take any size. Only an expression over symbols promises a
-    // relation; a number written as a name promises nothing.
-    if (dim && dim->IsConstant()) return std::nullopt;
-    return dim;
+    // relation; a number written as a name promises nothing, and neither does one that is
+    // never a size (-s0).
+    if (e.IsConstant() || NeverASize(e)) return std::nullopt;
+    return e;
   }
   return std::nullopt;
 }
@@ -160,6 +169,13 @@ class Propagator : public SubgraphRunner {
                                    absl::StrCat("graph input '", vi.name(), "' declares axis ",
                                                 axis, " as ", d.dim_value(),
                                                 "; a dim is never negative, so it is unknown")});
+            } else if (d.has_dim_param() && !d.dim_param().empty() &&
+                       NeverASize(sym::FromDimParam(d.dim_param()))) {
+              AddEngineNote(out_, {&g, -1,
+                                   absl::StrCat("graph input '", vi.name(), "' declares axis ",
+                                                axis, " as '", d.dim_param(),
+                                                "', which is never a positive size, so it is "
+                                                "unknown")});
             }
             NoteUnreadExpression(g, d, absl::StrCat("graph input '", vi.name(), "' axis ", axis));
             sym::MaybeExpr dim = DeclaredDim(d);

@@ -11,6 +11,10 @@
 namespace shapelint::lint {
 namespace {
 
+// The largest lower bound a range is read with: far below int64's limit, so that a size
+// plus a few (the next size, a window past it) never overflows.
+constexpr int64_t kLargestSize = int64_t{1} << 62;
+
 // "10" -> 10, "int_oo" / "-int_oo" -> unbounded; false for anything else.
 bool ReadBound(absl::string_view text, std::optional<int64_t>& bound) {
   text = absl::StripAsciiWhitespace(text);
@@ -69,7 +73,14 @@ InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inf
     if (!name) continue;
     auto it = ranges.find(std::string(*name));
     if (it == ranges.end()) continue;
-    const ExportRange& r = it->second;
+    ExportRange r = it->second;
+    // These are sizes: a negative bound is none, and a range no size is in, or that starts
+    // past any size anyone runs, gives nothing rather than a size the dim cannot have.
+    if (r.min && *r.min < 0) r.min.reset();
+    if ((r.max && *r.max < 0) || (r.min && *r.min > kLargestSize) ||
+        (r.min && r.max && *r.min > *r.max)) {
+      continue;
+    }
     if (r.min && r.min == r.max) {
       out.specialized.emplace(it->first, *r.min);
       continue;

@@ -2,6 +2,12 @@
 #include "lint/export_ranges.h"
 
 #include <catch2/catch.hpp>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
 
 namespace shapelint::lint {
 namespace {
@@ -46,6 +52,32 @@ TEST_CASE("export ranges: bounds keep witnesses and counterexamples inside", "[l
     text.push_back(r.lhs.ToString() + " >= " + r.rhs.ToString());
   }
   CHECK(text == std::vector<std::string>{"2 >= b", "h >= 64"});
+}
+
+TEST_CASE("export ranges: a negative or past-int64 size specializes nothing", "[lint][hostile]") {
+  for (const std::string range : {"VR[-5, -5]", "VR[9223372036854775807, 9223372036854775807]",
+                                  "VR[6, 5]", "VR[4611686018427387905, int_oo]"}) {
+    INFO(range);
+    const std::string text = absl::StrCat(
+        R"(<ir_version: 8, opset_import: ["" : 17], metadata_props: )",
+        R"(["pkg.torch.export.ExportedProgram.range_constraints": "{s27: )", range, R"(}"]>
+g (float[s27] x) => (float[s27] y) {
+  y = Relu (x)
+  z = Add (x, x)
+})");
+    auto model = ir::LoadModelFromBytes(text, "ranges.onnxtxt");
+    REQUIRE(model.ok());
+    const infer::Inference inference = infer::Infer(**model);
+    const InputSymbolRanges ranges = ReadInputSymbolRanges(**model, inference);
+    CHECK(ranges.specialized.empty());
+    CHECK(ranges.bounds.empty());
+    auto findings = Lint(**model);
+    REQUIRE(findings.ok());
+    CHECK(findings->empty());
+  }
+  // A negative lower bound is no bound; the upper one stays.
+  const auto r = ParseRangeConstraints("{s0: VR[-3, 8]}");
+  CHECK(r.at("s0").min == -3);
 }
 
 }  // namespace

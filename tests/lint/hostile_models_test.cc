@@ -131,6 +131,46 @@ TEST_CASE("a negative declared dim is unknown, with a note", "[hostile]") {
   CHECK(absl::StrContains(notes, "graph input 'x' declares axis 0 as -3"));
 }
 
+TEST_CASE("a dim_param that is never a positive size is unknown, with a note", "[hostile]") {
+  for (const std::string param : {"s0-s0-1", "0*s0-5", "-s0", "-1"}) {
+    INFO(param);
+    auto m = ModelWithInput("x", {"s0"});
+    m.mutable_graph()
+        ->mutable_input(0)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_param(param);
+    AddNode(m, "Relu", {"x"}, "y");
+    m.mutable_graph()->add_output()->set_name("y");
+    auto model = ir::LoadModelFromBytes(m.SerializeAsString(), "param.onnx");
+    REQUIRE(model.ok());
+    const infer::Inference inference = infer::Infer(**model);
+    std::string notes;
+    for (const auto& n : inference.notes) absl::StrAppend(&notes, n.message, "\n");
+    CHECK(absl::StrContains(notes, absl::StrCat("graph input 'x' declares axis 1 as '", param,
+                                                "', which is never a positive size")));
+    const infer::TensorFact* y = inference.Find("y");
+    REQUIRE(y != nullptr);
+    REQUIRE(y->shape);
+    REQUIRE(y->shape->size() == 2);
+    // Its own symbol, as an unnamed dynamic dim gets: no size, never a negative one.
+    CHECK((*y->shape)[1]->ToString() == "x:1");
+    auto findings = Lint(**model);
+    REQUIRE(findings.ok());
+    CHECK(findings->empty());
+  }
+  // Sizes that may be 0 or positive stay as declared.
+  for (const std::string param : {"s0-s0", "s0-1", "s0*2"}) {
+    auto m = ModelWithInput("x", {param});
+    AddNode(m, "Relu", {"x"}, "y");
+    std::string notes;
+    CHECK(LoadAndLint(m.SerializeAsString(), "param.onnx", &notes) == "");
+    CHECK(notes.empty());
+  }
+}
+
 TEST_CASE("a Reshape to a product that overflows int64 is unknown, with a note", "[hostile]") {
   std::string notes;
   CHECK(LoadAndLint(Text(R"(
