@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/requirements.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -101,7 +102,20 @@ class DeclaredShapeMismatch : public Rule {
           "correct the declaration (dynamic_axes / dynamic_shapes names), or find the op that "
           "fixed this dim and make it follow the input";
     }
+    if (f.counterexample && !f.counterexample->node_fails)
+      ShowThisDeclaration(r, *f.counterexample);
     return f;
+  }
+
+  // Where the graph runs, the counterexample's failure is the first declaration false there,
+  // which may be another one (a second declaration of a duplicated output name, another
+  // output): the finding shows its own.
+  static void ShowThisDeclaration(const infer::Requirement& r, Counterexample& c) {
+    sym::Binding at;
+    for (const auto& [s, v] : c.binding) at.Set(s, v);
+    const std::optional<int64_t> lhs = r.lhs.Evaluate(at), rhs = r.rhs.Evaluate(at);
+    if (!lhs || !rhs || *lhs == *rhs) return;
+    c.failure = DescribeFailure(r, *lhs, *rhs);
   }
 
   // True when a node of the graph fails at every size where the declaration holds: its one

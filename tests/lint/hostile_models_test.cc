@@ -490,6 +490,26 @@ g (float[N] x) => (float[?] y) {
   }
 }
 
+TEST_CASE("each declaration of a duplicated output shows its own counterexample", "[hostile]") {
+  auto model = ir::LoadModelFromBytes(Text(R"(
+g (float[N,3] x) => (float[N,2] y, float[5,3] y) {
+  y = Relu (x)
+})"),
+                                      "dup.onnxtxt");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model);
+  REQUIRE(findings.ok());
+  REQUIRE(findings->size() == 2);
+  for (const Finding& f : *findings) {
+    INFO(f.message);
+    CHECK(f.rule == "SL003");
+    REQUIRE(f.counterexample);
+    // f.attribute is "output 'y' axis A": the failure is about the same axis.
+    CHECK(absl::StrContains(f.counterexample->failure,
+                            "'y' axis " + f.attribute.substr(f.attribute.size() - 1)));
+  }
+}
+
 TEST_CASE("ir_version 1 and 12 lint like any other version", "[hostile]") {
   for (int version : {1, 12}) {
     const std::string text = absl::StrCat("<ir_version: ", version, R"(, opset_import: ["" : 17]>
