@@ -1,7 +1,7 @@
 // `onnx-shapelint confirm`: counterexamples run on ONNX Runtime. The runs need Python (ONNX
 // Runtime, numpy), so the command hands over to the Python package's entry point: the
-// onnx-shapelint-confirm script that pip installs beside this binary, else the module
-// onnx_shapelint.confirm of the first python3 on PATH.
+// onnx-shapelint-confirm script that pip installs beside this binary, else the package's
+// confirm.main under the first python3 on PATH.
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,9 +41,44 @@ void Exec(const std::vector<std::string>& argv, bool search_path) {
   }
 }
 
+// Starts the package's confirm under python3; a missing package exits with 2 (an error, not
+// findings), which `python3 -m onnx_shapelint.confirm` would report as 1.
+constexpr char kBootstrap[] = R"(import sys
+try:
+    from onnx_shapelint import confirm
+except ImportError as error:
+    sys.stderr.write("onnx-shapelint: error: confirm runs in Python and could not import its "
+                     "package (%s): install it with pip (pip install onnx-shapelint onnxruntime)\n"
+                     % error)
+    sys.exit(2)
+sys.exit(confirm.main(sys.argv[1:]))
+)";
+
+// The MODEL argument of confirm's command line (its options --dims, --select and --ignore
+// take a value); "" when there is none, or help is asked for.
+std::string ModelArgument(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") return "";
+    if (a == "--dims" || a == "--select" || a == "--ignore") {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] != '-') return a;
+  }
+  return "";
+}
+
 }  // namespace
 
 int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // Before Python starts: a model that is not there is an error of this run (exit 2), which
+  // the package would report only after its imports.
+  if (const std::string model = ModelArgument(args);
+      !model.empty() && model != "-" && ::access(model.c_str(), F_OK) != 0) {
+    err << kProgram << ": error: " << model << ": " << std::strerror(errno) << "\n";
+    return kExitError;
+  }
   out.flush();
   err.flush();
   const std::string script = OwnDirectory() + "/" + kConfirmScript;
@@ -52,7 +87,7 @@ int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ost
     argv.insert(argv.end(), args.begin(), args.end());
     Exec(argv, false);
   }
-  std::vector<std::string> argv = {"python3", "-m", "onnx_shapelint.confirm"};
+  std::vector<std::string> argv = {"python3", "-c", kBootstrap};
   argv.insert(argv.end(), args.begin(), args.end());
   Exec(argv, true);
   err << kProgram << ": error: confirm runs in Python and could not start it ("
