@@ -11,6 +11,7 @@
 // Also reports, without a failure, a literal first or last entry where the input has a
 // declared-dynamic dim and the target has a -1: x.view(int(x.size(0)), -1) mixes samples.
 #include <algorithm>
+#include <limits>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -474,7 +475,9 @@ class BakedReshapeTarget : public Rule {
     const infer::Element& entry = (*target.values)[target_axis];
     auto literal = entry.value ? entry.value->AsConstant() : std::nullopt;
     const infer::Origin* origin = analysis.inference().OriginOf(entry.origin);
-    if (!literal || *literal < 2 || origin == nullptr || !origin->IsLiteral()) {
+    // A literal at int64's limit is no batch anyone traced, and its next size overflows.
+    if (!literal || *literal < 2 || *literal == std::numeric_limits<int64_t>::max() ||
+        origin == nullptr || !origin->IsLiteral()) {
       return std::nullopt;
     }
     const std::string name(*symbol);

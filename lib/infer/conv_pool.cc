@@ -50,8 +50,14 @@ MaybeExpr WindowOutput(const MaybeExpr& in, const WindowAttrs& w, size_t i, size
   if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER") return sym::CeilDiv(in, stride);
   int64_t begin = w.pads[i], end = w.pads[i + spatial];
   if (w.auto_pad == "VALID") begin = end = 0;
-  // span = in + pads - dilation * (kernel - 1) - 1, the last valid window start.
-  MaybeExpr span = sym::Add(in, Expr::Constant(begin + end - d * (k - 1) - 1));
+  // span = in + pads - dilation * (kernel - 1) - 1, the last valid window start; unknown
+  // where the attributes take it past int64.
+  int64_t pads = 0, reach = 0, offset = 0;
+  if (__builtin_add_overflow(begin, end, &pads) || __builtin_mul_overflow(d, k - 1, &reach) ||
+      __builtin_sub_overflow(pads, reach, &offset) || __builtin_sub_overflow(offset, 1, &offset)) {
+    return std::nullopt;
+  }
+  MaybeExpr span = sym::Add(in, Expr::Constant(offset));
   if (!w.ceil_mode) return sym::Add(sym::FloorDiv(span, stride), Expr::Constant(1));
   // In ceil mode the last window must still start inside the input or the begin padding.
   MaybeExpr last = sym::Min(sym::CeilDiv(span, stride),

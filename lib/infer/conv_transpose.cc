@@ -59,11 +59,13 @@ void InferConvTranspose(OpContext& ctx) {
           dim = sym::Mul(in, C(s));
         }
       } else {
-        int64_t pads = win->pads[i] + win->pads[i + spatial];
-        if (pad == AutoPad::kValid) pads = 0;
-        // stride * (in - 1) + output_padding + effective kernel - pads
-        dim = sym::Add(sym::Add(sym::Mul(C(s), sym::Sub(in, C(1))), eff),
-                       C(win->output_padding[i] - pads));
+        // stride * (in - 1) + output_padding + effective kernel - pads; unknown where the
+        // attributes take the constant part past int64.
+        int64_t pads = 0, extra = 0;
+        const bool fits = (pad == AutoPad::kValid ||
+                           !__builtin_add_overflow(win->pads[i], win->pads[i + spatial], &pads)) &&
+                          !__builtin_sub_overflow(win->output_padding[i], pads, &extra);
+        if (fits) dim = sym::Add(sym::Add(sym::Mul(C(s), sym::Sub(in, C(1))), eff), C(extra));
       }
     }
     out.push_back(dim);

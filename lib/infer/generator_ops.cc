@@ -2,6 +2,7 @@
 // output shape is read from the values of their inputs, which is where a size computed from
 // Shape stays symbolic and a literal one shows up baked in.
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
@@ -50,7 +51,8 @@ void InferRange(OpContext& ctx) {
     return;
   }
   auto d = delta->value ? delta->value->AsConstant() : std::nullopt;
-  if (!d || *d == 0) return;
+  // A delta of INT64_MIN has no negation (-*d below): unknown, as no range steps that far.
+  if (!d || *d == 0 || *d == std::numeric_limits<int64_t>::min()) return;
   // number_of_elements = max(ceil((limit - start) / delta), 0).
   MaybeExpr count = *d > 0
                         ? sym::CeilDiv(sym::Sub(limit->value, start->value), Expr::Constant(*d))

@@ -2,6 +2,7 @@
 // Reshape, Flatten, Transpose. Values of the small integer tensors they carry are propagated
 // exactly, which is what tells a Reshape target built from Shape apart from a literal one.
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -247,7 +248,10 @@ MaybeExpr ClampedBound(const MaybeExpr& v, const MaybeExpr& d) {
 // Length of x[start:end:step] along a dim of size `d`, with ONNX's clamping.
 MaybeExpr SliceLength(const MaybeExpr& d, const MaybeExpr& start, const MaybeExpr& end,
                       int64_t step) {
-  if (!d || !start || !end || step == 0) return std::nullopt;
+  // A step of INT64_MIN has no negation (-step below); no slice steps that far.
+  if (!d || !start || !end || step == 0 || step == std::numeric_limits<int64_t>::min()) {
+    return std::nullopt;
+  }
   auto s = start->AsConstant();
   auto e = end->AsConstant();
   if (step > 0) {

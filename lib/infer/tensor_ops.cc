@@ -298,16 +298,16 @@ void InferBlockRearrange(OpContext& ctx, bool to_space) {
   if (!x.shape) return;
   if (x.rank() != 4) return;  // defined for [N, C, H, W] only
   auto b = ctx.AttrInt("blocksize");
-  if (!b || *b < 1) return;
+  int64_t b2 = 0;  // blocksize^2, the channels one output pixel takes: unknown past int64
+  if (!b || *b < 1 || __builtin_mul_overflow(*b, *b, &b2)) return;
   const Dims& s = *x.shape;
   const MaybeExpr block = Expr::Constant(*b);
-  const MaybeExpr area = Expr::Constant(*b * *b);
+  const MaybeExpr area = Expr::Constant(b2);
   const OriginId origin = AttributeOrigin(ctx, "blocksize");
   if (to_space) {
-    ctx.Require(
-        RequirementKind::kReshapeCount, Relation::kDivisible, s[1], area,
-        absl::StrCat("DepthToSpace: channels must be divisible by blocksize^2 (", *b * *b, ")"),
-        origin, 1);
+    ctx.Require(RequirementKind::kReshapeCount, Relation::kDivisible, s[1], area,
+                absl::StrCat("DepthToSpace: channels must be divisible by blocksize^2 (", b2, ")"),
+                origin, 1);
     const bool can_hold = !FailsForCertain(Relation::kDivisible, s[1], area);
     y.shape = Dims{s[0], can_hold ? sym::FloorDiv(s[1], area) : std::nullopt, sym::Mul(s[2], block),
                    sym::Mul(s[3], block)};

@@ -59,6 +59,35 @@ g (float[4611686018427387904,4] x) => (float[?] y) {
   CHECK(NotesWith(r, "overflowed int64") >= 1);
 }
 
+TEST_CASE("INT64 extremes in window, block and step attributes give unknown dims",
+          "[infer][bad][hostile]") {
+  // Each of these once computed its constant part in plain int64 (signed overflow): a pad of
+  // INT64_MAX wrapped to a Conv output of H - 4.
+  auto r = Infer(R"(
+g (float[1,3,H,8] x, float[3,3,3,3] w, float[1,3] m) => (float[?] y) {
+  conv = Conv <pads = [9223372036854775807, 0, 9223372036854775807, 0]> (x, w)
+  pool = MaxPool <kernel_shape = [3, 3], dilations = [4611686018427387904, 1]> (x)
+  convt = ConvTranspose <pads = [9223372036854775807, 0, 9223372036854775807, 0]> (x, w)
+  d2s = DepthToSpace <blocksize = 4294967296> (x)
+  start = Constant <value = int64 {0}> ()
+  limit = Constant <value = int64 {-10}> ()
+  delta = Constant <value = int64 {-9223372036854775808}> ()
+  range = Range (start, limit, delta)
+  starts = Constant <value = int64[1] {-1}> ()
+  ends = Constant <value = int64[1] {-9223372036854775808}> ()
+  axes = Constant <value = int64[1] {1}> ()
+  steps = Constant <value = int64[1] {-9223372036854775808}> ()
+  slice = Slice (m, starts, ends, axes, steps)
+  y = Identity (start)
+})");
+  CHECK(r.Shape("conv") == "[1, 3, ?, 6]");
+  CHECK(r.Shape("pool") == "[1, 3, ?, 6]");
+  CHECK(r.Shape("convt") == "[1, 3, ?, 10]");
+  CHECK(r.Shape("d2s") == "?");
+  CHECK(r.Shape("range") == "[?]");
+  CHECK(r.Shape("slice") == "[1, ?]");
+}
+
 TEST_CASE("Huge generated tensors keep their shape, not their values", "[infer][bad]") {
   // Range(0, 2^60, 1) and ConstantOfShape([2^30, 2^30]) have 2^60 elements: the shapes are exact,
   // the values are never materialised.
