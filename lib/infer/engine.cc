@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "infer/op_context.h"
 
@@ -21,28 +22,31 @@ bool NeverASize(const sym::Expr& e) {
   return negated && sym::KnownNonNegative(*negated);
 }
 
+// A dim_param written as a number ("1", " 16 "): a name all the same (DeclaredDim). An
+// expression that happens to fold to a number ("s0-s0") is the writer's arithmetic and stays.
+bool IsNumericName(const TensorShapeProto::Dimension& d) {
+  if (!d.has_dim_param()) return false;
+  absl::string_view text = absl::StripAsciiWhitespace(d.dim_param());
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c));
+  });
+}
+
 sym::MaybeExpr DeclaredDim(const TensorShapeProto::Dimension& d) {
   if (d.has_dim_value()) {
     if (d.dim_value() < 0) return std::nullopt;
     return sym::Expr::Constant(d.dim_value());
   }
   if (d.has_dim_param() && !d.dim_param().empty()) {
-    const sym::Expr e = sym::FromDimParam(d.dim_param());
     // A dim_param is a name, whatever it reads like: optimum names a decoder's logits axis "1"
-    // on purpose, as a dim that may take any size. Only an expression over symbols promises a
-    // relation; a number written as a name promises nothing, and neither does one that is
-    // never a size (-s0).
-    if (e.IsConstant() || NeverASize(e)) return std::nullopt;
-    return e;
+    // on purpose, as a dim that may take any size. A number written as a name promises
+    // nothing, and neither does an expression that is never a size (-s0).
+    if (IsNumericName(d)) return std::nullopt;
+    const sym::Expr e = sym::FromDimParam(d.dim_param());
+    return NeverASize(e) ? std::nullopt : sym::MaybeExpr(e);
   }
   return std::nullopt;
-}
-
-// A dim_param that reads as a number ("1"): a name all the same (DeclaredDim).
-bool IsNumericName(const TensorShapeProto::Dimension& d) {
-  if (!d.has_dim_param() || d.dim_param().empty()) return false;
-  const sym::MaybeExpr dim = sym::FromDimParam(d.dim_param());
-  return dim && dim->IsConstant();
 }
 
 // A dim_param that reads like an expression but is none the parser knows (sympy's Piecewise,
