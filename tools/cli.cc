@@ -73,6 +73,7 @@ int Lint(const Options& options, std::ostream& out, std::ostream& err, const Env
   // Before any work: the report or baseline must not replace a model of the run (a directory
   // argument's models too) or its weights.
   std::vector<std::string> paths;
+  paths.reserve(jobs.size());
   for (const ModelJob& job : jobs) paths.push_back(job.path);
   for (const std::optional<std::string>& target : {options.output, options.write_baseline}) {
     if (!target) continue;

@@ -76,7 +76,8 @@ int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ost
   // the package would report only after its imports.
   if (const std::string model = ModelArgument(args);
       !model.empty() && model != "-" && ::access(model.c_str(), F_OK) != 0) {
-    err << kProgram << ": error: " << model << ": " << std::strerror(errno) << "\n";
+    // As lint reports a model it cannot load: the path first.
+    err << model << ": error: " << std::strerror(errno) << "\n";
     return kExitError;
   }
   out.flush();

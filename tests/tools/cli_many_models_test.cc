@@ -220,6 +220,13 @@ TEST_CASE("cli: --explain prints the rule's page", "[cli][many]") {
   Outcome o = RunCli({"--explain", "SL999"});
   CHECK(o.code == kExitError);
   CHECK_THAT(o.err, Contains("unknown rule 'SL999' for --explain"));
+  CHECK_THAT(o.err, Contains("'severity' explains the severity policy"));
+}
+
+TEST_CASE("cli: --explain severity prints the severity policy", "[cli][many]") {
+  const Outcome o = RunCli({"--explain", "severity"});
+  CHECK(o.code == kExitClean);
+  CHECK(o.out == ReadFile(SHAPELINT_SOURCE_DIR "/docs/severity.md"));
 }
 
 }  // namespace
