@@ -120,8 +120,8 @@ class DeclaredShapeMismatch : public Rule {
 
   // True when a node of the graph fails at every size where the declaration holds: its one
   // symbol moves over 1..kLargest with the others at the witness, and the declaration holds at a
-  // few of those sizes, at each of which the graph itself fails. `runs` caches the graph's
-  // evaluation by size, shared by the findings of one model.
+  // few of those sizes, at each of which the graph itself fails. `fails` caches whether the
+  // graph fails, by symbol and size, for the findings of one model.
   static bool HoldsOnlyWhereGraphFails(const Analysis& analysis, const infer::Requirement& r,
                                        std::map<std::pair<std::string, int64_t>, bool>& fails) {
     constexpr int64_t kLargest = 512;
@@ -166,23 +166,13 @@ class DeclaredShapeMismatch : public Rule {
     }
     if (!false_at_export || !analysis.has_example()) return;
     f.witness.reset();
-    if (auto c = analysis.CounterexampleAt(ExportSizes(analysis))) f.counterexample = *c;
-  }
-
-  // The export sizes where they are known (given, or recorded by torch.export); the witness
-  // fills the symbols they leave out.
-  static sym::Binding ExportSizes(const Analysis& analysis) {
-    sym::Binding at = analysis.example();
-    for (const auto& [s, v] : analysis.witness().values()) {
-      if (!at.Get(s)) at.Set(s, v);
-    }
-    return at;
+    if (auto c = analysis.CounterexampleAt(analysis.ExampleOverWitness())) f.counterexample = *c;
   }
 
   // Whether the declaration is false at the export sizes, where they are known.
   static bool FalseAtExport(const Analysis& analysis, const infer::Requirement& r) {
     if (!analysis.has_example()) return false;
-    const std::optional<bool> holds = HoldsUnder(r, ExportSizes(analysis));
+    const std::optional<bool> holds = HoldsUnder(r, analysis.ExampleOverWitness());
     return holds.has_value() && !*holds;
   }
 

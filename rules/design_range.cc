@@ -191,6 +191,15 @@ class DesignRange : public Rule {
     return f;
   }
 
+  // The requirements of every pin blame walked from: the other rules' to report.
+  static absl::flat_hash_set<const infer::Requirement*> Blamed(const Analysis& analysis) {
+    absl::flat_hash_set<const infer::Requirement*> blamed;
+    for (const Cause& c : analysis.causes()) {
+      for (const Pin* p : c.pins) blamed.insert(p->requirement);
+    }
+    return blamed;
+  }
+
   // A literal count or index that needs a dynamic dim to be at least its value (TopK's k, a
   // Gather's index) holds from some size on, so the analysis keeps it among the constraints the
   // model shares with eager PyTorch (a kernel larger than its input). Eager may clamp where the
@@ -200,10 +209,7 @@ class DesignRange : public Rule {
   // the graph fails at sizes its inputs declare valid. (Another rule may name the same literal,
   // SL007 a T - 1 index: rules do not read each other's findings, so each says its part.)
   void ReportMinimums(const Analysis& analysis, std::vector<Finding>& out) const {
-    absl::flat_hash_set<const infer::Requirement*> claimed;
-    for (const Cause& c : analysis.causes()) {
-      for (const Pin* p : c.pins) claimed.insert(p->requirement);
-    }
+    const absl::flat_hash_set<const infer::Requirement*> claimed = Blamed(analysis);
     // The largest minimum of each set of symbols.
     std::map<std::vector<std::string>, std::pair<const infer::Requirement*, int64_t>> tightest;
     for (const infer::Requirement& r : analysis.inference().requirements) {
@@ -234,10 +240,7 @@ class DesignRange : public Rule {
   // export sizes): either way the model does not run there.
   void ReportNarrowing(const Analysis& analysis, std::vector<Finding>& out) const {
     constexpr int64_t kNearby = 4;
-    absl::flat_hash_set<const infer::Requirement*> claimed;
-    for (const Cause& c : analysis.causes()) {
-      for (const Pin* p : c.pins) claimed.insert(p->requirement);
-    }
+    absl::flat_hash_set<const infer::Requirement*> claimed = Blamed(analysis);
     // Sizes whose range is stated already (a bound, a module's own size) need no second note.
     std::set<std::vector<std::string>> stated;
     for (const Bound& b : analysis.bounds()) {

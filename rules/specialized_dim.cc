@@ -88,10 +88,7 @@ class SpecializedDim : public Rule {
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
                  const std::string& symbol, int64_t size, bool graph_requires) const {
     const int reader = std::max(FirstReader(graph, d.input), 0);
-    sym::Binding moved = analysis.has_example() ? analysis.example() : analysis.witness();
-    for (const auto& [s, v] : analysis.witness().values()) {
-      if (!moved.Get(s)) moved.Set(s, v);
-    }
+    sym::Binding moved = analysis.ExampleOverWitness();
     moved.Set(symbol, size + 1);
     Counterexample c = analysis.Evaluate(moved);
     // An error where the graph breaks past the size; else what the trace baked in is values

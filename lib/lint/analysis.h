@@ -94,6 +94,15 @@ class Analysis {
   // Literals that equal a size derived from them are findings of their own (SL007, SL008).
   const sym::Binding& example() const { return example_; }
   bool has_example() const { return !example_.values().empty(); }
+  // The example's sizes, and the witness's for every symbol the example does not give: where
+  // the graph is evaluated "at the export size".
+  sym::Binding ExampleOverWitness() const {
+    sym::Binding at = example_;
+    for (const auto& [s, v] : witness().values()) {
+      if (!at.Get(s)) at.Set(s, v);
+    }
+    return at;
+  }
   // Sets the example, and moves the witness to it where the model works there.
   void SetExample(sym::Binding example) {
     example_ = std::move(example);

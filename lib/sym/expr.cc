@@ -203,59 +203,13 @@ MaybeExpr FloorDivByPositive(const ExprNode* e, int64_t k) {
 // True when the polynomials have the same terms, i.e. their difference is a constant.
 bool SameTerms(const ExprNode* a, const ExprNode* b) { return a->terms == b->terms; }
 
-// A lower bound of `n` over every binding of its symbols to sizes (which are never negative),
-// or nullopt when this simple reading finds none: a term with a negative coefficient, or a
-// nesting deeper than `depth` (shared subexpressions would make a deeper walk exponential).
-std::optional<Wide> LowerBound(const ExprNode* n, int depth) {
-  if (depth < 0) return std::nullopt;
-  switch (n->kind) {
-    case NodeKind::kSymbol:
-      return Wide{0};
-    case NodeKind::kPoly:
-      for (const Term& t : n->terms) {
-        if (t.coeff < 0) return std::nullopt;
-        for (const Factor& f : t.monomial) {
-          const std::optional<Wide> atom = LowerBound(f.atom, depth - 1);
-          if (!atom || *atom < 0) return std::nullopt;  // a nonnegative product: at least 0
-        }
-      }
-      return Wide{n->constant};
-    case NodeKind::kFloorDiv: {
-      const std::optional<Wide> numerator = LowerBound(n->numerator, depth - 1);
-      if (!numerator) return std::nullopt;
-      return FloorDivInt<Wide>(*numerator, n->divisor);
-    }
-    case NodeKind::kMin: {
-      std::optional<Wide> lowest;
-      for (const ExprNode* arg : n->args) {
-        const std::optional<Wide> b = LowerBound(arg, depth - 1);
-        if (!b) return std::nullopt;
-        lowest = lowest ? std::min(*lowest, *b) : *b;
-      }
-      return lowest;
-    }
-    case NodeKind::kMax: {
-      std::optional<Wide> highest;
-      for (const ExprNode* arg : n->args) {
-        const std::optional<Wide> b = LowerBound(arg, depth - 1);
-        if (b) highest = highest ? std::max(*highest, *b) : *b;
-      }
-      return highest;
-    }
-  }
-  return std::nullopt;
-}
-
-// True when p >= q at every binding of the symbols to sizes, as far as a lower bound of p - q
-// shows it, or, for two floors by the same divisor, their numerators: max(floor((W + 3) / 4),
-// floor((W + 1) / 4)) is floor((W + 3) / 4), and min(-L, L) is -L.
+// True when p >= q at every binding of the symbols to sizes, as far as the sign of p - q shows
+// it (the flag interning gives every node), or, for two floors by the same divisor, their
+// numerators: max(floor((W + 3) / 4), floor((W + 1) / 4)) is floor((W + 3) / 4), and min(-L, L)
+// is -L.
 bool ProvablyAtLeast(const ExprNode* p, const ExprNode* q, int depth) {
-  constexpr int kBoundDepth = 6;
   if (depth < 0) return false;
-  if (const MaybeExpr d = Combine(p, q, -1)) {
-    const std::optional<Wide> bound = LowerBound(d->node(), kBoundDepth);
-    if (bound && *bound >= 0) return true;
-  }
+  if (const MaybeExpr d = Combine(p, q, -1); d && d->node()->non_negative) return true;
   const ExprNode* fp = BareAtom(p);
   const ExprNode* fq = BareAtom(q);
   return fp != nullptr && fq != nullptr && fp->kind == NodeKind::kFloorDiv &&

@@ -453,16 +453,7 @@ def run_row(model, sess, feeds, eager, extra=None, transform=None):
     except Exception as err:  # eager refuses these sizes
         row["eager_error"] = ex.shorten(runs.portable_text(error_text(err)), 300)
         want = None
-    try:
-        got = sess.run(None, feeds)
-        row["ort"] = [list(g.shape) for g in got]
-    except Exception as err:
-        msg = " ".join(str(err).split())
-        row["ort_error"] = ex.shorten(ex.short_ort_error(msg), 400)
-        node = ec.ort_node(msg)
-        if node is not None:
-            row["ort_node"] = node
-        got = None
+    got = runs.ort_outputs(sess, feeds, row)
     if want is None:
         row["verdict"] = "eager fails (not counted)"
     elif got is None:

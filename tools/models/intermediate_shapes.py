@@ -416,7 +416,8 @@ def about_text(command, max_sizes, tiers):
         "position among the size sets (0 = export size); integer inputs all ones; bool inputs "
         "all True. Size sets: the export size first, then the label's runs in order (those the "
         "file declares static with another size left out), at most %d. Per model 'runs': "
-        "'inputs' (input shapes) and either 'shapes' (value name -> dims) or 'error' (the first "
+        "'inputs' (input shapes) and either 'shapes' (the dims of each value of the model's "
+        "'values', in that order; null where the run did not return it) or 'error' (the first "
         "line of ONNX Runtime's error, at most %d characters)."
         % (command, WEIGHT_STD, max_sizes, ERROR_CHARS))
     for over, keep in tiers:
@@ -426,10 +427,24 @@ def about_text(command, max_sizes, tiers):
     return text
 
 
+def compact(record):
+    """The record as the file stores it: the value names once per model ('values', sorted), each
+    run's 'shapes' a list in that order (null for a value that run did not return). The names
+    were most of the bytes when every run repeated them."""
+    names = sorted({v for run in record["runs"] for v in run.get("shapes", {})})
+    runs = []
+    for run in record["runs"]:
+        if "shapes" in run:
+            run = dict(run, shapes=[run["shapes"].get(v) for v in names])
+        runs.append(run)
+    return dict(record, values=names, runs=runs)
+
+
 def document_text(about, models):
     """The JSON text: header on the first line, then one line per model, keys sorted."""
     head = json.dumps({"about": about, "versions": versions()}, sort_keys=True)
-    lines = ["%s: %s" % (json.dumps(name), json.dumps(rec, sort_keys=True, separators=(",", ":")))
+    lines = ["%s: %s" % (json.dumps(name),
+                         json.dumps(compact(rec), sort_keys=True, separators=(",", ":")))
              for name, rec in sorted(models.items())]
     return head[:-1] + ', "models": {\n' + ",\n".join(lines) + "}}\n"
 
@@ -540,7 +555,7 @@ def run_corpus(corpus, args):
 
 
 MAX_SIZES_DEFAULT = 4
-BUDGET_MIB_DEFAULT = 6.0
+BUDGET_MIB_DEFAULT = 4.5
 TIERS_DEFAULT = "300:2,600:1"
 
 

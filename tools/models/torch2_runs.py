@@ -125,16 +125,7 @@ def run_one(e, model, sess, shapes, seed):
         row["eager_error"] = ex.shorten(portable_text("%s: %s" % (type(err).__name__, ex.first_line(err))), 300)
         want = None
     feeds = {vi.name: arr for vi, arr in zip(graph_inputs(model), arrs.values())}
-    try:
-        got = sess.run(None, feeds)
-        row["ort"] = [list(g.shape) for g in got]
-    except Exception as err:
-        msg = " ".join(str(err).split())
-        row["ort_error"] = ex.shorten(ex.short_ort_error(msg), 400)
-        node = ec.ort_node(msg)
-        if node is not None:
-            row["ort_node"] = node
-        got = None
+    got = ort_outputs(sess, feeds, row)
     if want is None:
         row["verdict"] = "eager fails (not counted)"
     elif got is None:
@@ -154,6 +145,22 @@ def specialized_axes(model, e):
             if d.HasField("dim_value") and k in e["dynamic"].get(name, []):
                 out.append("%s[%d]=%d" % (name, k, d.dim_value))
     return out
+
+
+def ort_outputs(sess, feeds, row):
+    """The session's outputs at `feeds`, their shapes in row["ort"]; or None, with ORT's error
+    (shortened) in row["ort_error"] and the node it names in row["ort_node"]."""
+    try:
+        got = sess.run(None, feeds)
+    except Exception as err:
+        msg = " ".join(str(err).split())
+        row["ort_error"] = ex.shorten(ex.short_ort_error(msg), 400)
+        node = ec.ort_node(msg)
+        if node is not None:
+            row["ort_node"] = node
+        return None
+    row["ort"] = [list(g.shape) for g in got]
+    return got
 
 
 def label(e, model, run_path, exporter, notes, external):
