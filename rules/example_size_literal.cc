@@ -380,6 +380,82 @@ bool FixedByWeight(const Analysis& analysis, const sym::Expr& dim) {
   return false;
 }
 
+// The literal's value had the exporter traced at `size` of its dim (magnitude), where the
+// derivation has one.
+std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
+  const int64_t v = std::llabs(l.slot.literal);
+  switch (l.form) {
+    case kWhole:
+      return size;
+    case kMinusOne:
+      return size - 1;
+    case kHalf:
+      return v == l.d / 2 ? size / 2 : (size + 1) / 2;
+    case kDouble:
+      return size <= (int64_t{1} << 61) ? std::optional<int64_t>(2 * size) : std::nullopt;
+    case kSqrt: {
+      for (int64_t r = 1; r <= size / r; ++r) {
+        if (r * r == size) return r;
+      }
+      return std::nullopt;
+    }
+    case kRoundUp: {
+      const int64_t k = RoundUpMultiples(v, l.d).front();
+      return (k - size % k) % k;
+    }
+  }
+  return std::nullopt;
+}
+
+// True when torch.export specialized every one of `symbols` to its export size: the exporter's
+// own record that the trace computed with that size as a Python number.
+bool AllSpecialized(const Analysis& analysis, const std::vector<std::string>& symbols) {
+  if (symbols.empty()) return false;
+  for (const std::string& s : symbols) {
+    auto it = analysis.specialized().find(s);
+    if (it == analysis.specialized().end() || analysis.example().Get(s) != it->second) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Where the graph keeps a literal that the trace would have computed otherwise: one of
+// `symbols` moved from its export size (to twice it first, where a window, a half or a double
+// visibly changes the output; then to the next sizes and the next perfect square), with the
+// ONNX model evaluated there. Nullopt when no such size changes any literal.
+std::optional<Counterexample> ChangeAwayFromExample(const Analysis& analysis, const ir::Graph& g,
+                                                    int index,
+                                                    const std::vector<std::string>& symbols,
+                                                    const std::vector<Derived>& literals) {
+  const sym::Binding base = analysis.ExampleOverWitness();
+  for (const std::string& s : symbols) {
+    const std::optional<int64_t> at = base.Get(s);
+    if (!at || *at < 1 || *at > (int64_t{1} << 40)) continue;
+    int64_t root = 1;
+    while ((root + 1) * (root + 1) <= *at) ++root;
+    for (int64_t size : {2 * *at, *at + 1, *at + 2, *at + 3, (root + 1) * (root + 1)}) {
+      sym::Binding moved = base;
+      moved.Set(s, size);
+      for (const Derived& l : literals) {
+        const std::optional<int64_t> d = l.slot.dim.Evaluate(moved);
+        const std::optional<int64_t> traced = d ? DerivedAt(l, *d) : std::nullopt;
+        if (!traced || *traced == std::llabs(l.slot.literal)) continue;
+        Counterexample c = analysis.Evaluate(moved);
+        if (c.failure.empty()) {
+          c.failing_node = analysis.Ref(g, index);
+          c.node_fails = false;
+          c.failure = absl::StrCat(l.slot.operand, " is still ", l.slot.literal, " here, where ",
+                                   *Derivation(l.slot, l.d), " is ",
+                                   l.slot.literal < 0 ? -*traced : *traced);
+        }
+        return c;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 class ExampleSizeLiteral : public Rule {
  public:
   using Rule::Rule;
@@ -429,7 +505,15 @@ class ExampleSizeLiteral : public Rule {
       std::sort(symbols.begin(), symbols.end());
       const auto& node = g.node(index);
       auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
-      Finding f = FindingAt(analysis, g, index, Evidence::kContradiction,
+      // Without a failure, the exporter's record that every size the literal derives from was
+      // a Python number in the trace is evidence of its own, shown where the literal stays.
+      const bool recorded = AllSpecialized(analysis, symbols);
+      Evidence evidence = Evidence::kContradiction;
+      if (!counterexample && recorded) {
+        counterexample = ChangeAwayFromExample(analysis, g, index, symbols, literals);
+        evidence = Evidence::kExporterRecord;
+      }
+      Finding f = FindingAt(analysis, g, index, evidence,
                             absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
                                          ": a size computed once from the example input and "
                                          "written as a literal; at other sizes of ",
@@ -446,6 +530,15 @@ class ExampleSizeLiteral : public Rule {
         f.notes.push_back(
             {absl::StrCat("the literal is initializer '", o->name, "'"), std::nullopt});
       }
+      if (recorded) {
+        f.notes.push_back(
+            {absl::StrCat("torch.export specialized ", absl::StrJoin(symbols, ", "),
+                          " to the export size (range_constraints): forward either computed "
+                          "this value with int() or Python arithmetic on the size (then compute "
+                          "it from the tensor's shape, as the help says), or checks the size "
+                          "and accepts only this one (then declare the axis static)"),
+             std::nullopt});
+      }
       f.fix =
           "compute the size from the tensor inside the model (x.shape[-1] // 2 rather than "
           "int(x.size(-1)) // 2; x[:, -1] for the last row; adaptive or global pooling for a "
@@ -461,8 +554,11 @@ class ExampleSizeLiteral : public Rule {
   // that happens to match: the same fix, but unsafe.
   static void AttachFix(const Analysis& analysis, int node, const std::vector<Derived>& literals,
                         Finding& f) {
-    const Applicability applicability =
-        f.counterexample ? Applicability::kSafe : Applicability::kUnsafe;
+    // The exporter's record alone does not tell an int() from a check that accepts one size,
+    // whose repair is a static axis: unsafe then too.
+    const Applicability applicability = f.counterexample && f.evidence == Evidence::kContradiction
+                                            ? Applicability::kSafe
+                                            : Applicability::kUnsafe;
     absl::StatusOr<FixIt> fix = RepairLiterals(analysis, node, applicability, literals);
     if (fix.ok()) {
       f.fix_it = *std::move(fix);

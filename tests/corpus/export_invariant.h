@@ -1,0 +1,54 @@
+// Shared by the corpus tests: the invariant that a bake holds at the export size
+// (docs/severity.md). The exporter ran the model at the example sizes, and every corpus label's
+// first run shows ONNX Runtime running there; an error about a requirement or a declaration
+// that the graph breaks at the export size itself is not about a baked size.
+#ifndef SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
+#define SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "corpus/run_inputs.h"
+#include "shapelint/ir/model.h"
+#include "shapelint/lint/finding.h"
+#include "shapelint/lint/probe.h"
+
+namespace shapelint::lint {
+
+// The errors among `findings` that are false at the export sizes: the node whose failure the
+// counterexample shows fails at the export sizes too, or an output it shows differing from its
+// declaration differs there too. Empty when the export sizes do not fit the file (a
+// post-processor renamed an input).
+inline std::vector<std::string> ErrorsFalseAtExport(const ir::Model& model,
+                                                    const std::vector<Finding>& findings,
+                                                    const nlohmann::json& export_inputs) {
+  std::vector<std::string> out;
+  auto probed = Probe(model, {{"export", ProbeSpec{{}, RunInputs(export_inputs), {}, 0, 0}}});
+  if (!probed.ok() || probed->empty()) return out;
+  const Counterexample& at = probed->front().at;
+  for (const Finding& f : findings) {
+    if (f.severity != Severity::kError || !f.counterexample) continue;
+    const Counterexample& cx = *f.counterexample;
+    if (cx.node_fails && at.node_fails && cx.failing_node.graph == at.failing_node.graph &&
+        cx.failing_node.index == at.failing_node.index) {
+      out.push_back(absl::StrCat(f.rule, " at ", f.node.name, ": ", cx.failing_node.name,
+                                 " fails at the export sizes too: ", at.failure));
+    }
+    for (const ShapeAt& o : cx.outputs) {
+      if (!o.expected || o.actual == *o.expected) continue;
+      for (const ShapeAt& e : at.outputs) {
+        if (e.value == o.value && e.expected && e.actual != *e.expected) {
+          out.push_back(absl::StrCat(f.rule, " at ", f.node.name, ": output '", o.value,
+                                     "' differs from its declaration at the export sizes too"));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
