@@ -510,8 +510,20 @@ class BakedPoolKernel : public Rule {
     f.attribute = "kernel_shape";
     Counterexample c = analysis.Evaluate(moved);
     c.failing_node = analysis.Ref(g, n.index());
-    c.failure = absl::StrCat("the pool gives ", spatial(grown), " here and ", spatial(pooled),
-                             " at ", before, "; an adaptive pool gives the same size at both");
+    if (analysis.has_example()) {
+      // What the seed's table shows: the ONNX pool's output next to adaptive pooling's, which
+      // keeps the pooled size of the export size.
+      std::vector<int64_t> adaptive = grown;
+      std::copy(pooled.begin() + static_cast<std::ptrdiff_t>(kSpatialBegin), pooled.end(),
+                adaptive.begin() + static_cast<std::ptrdiff_t>(kSpatialBegin));
+      c.failure =
+          absl::StrCat("the pool returns [", absl::StrJoin(grown, ", "),
+                       "] here, where adaptive pooling returns [", absl::StrJoin(adaptive, ", "),
+                       "] (its pooled size at ", before, ")");
+    } else {
+      c.failure = absl::StrCat("the pool gives ", spatial(grown), " here and ", spatial(pooled),
+                               " at ", before, "; an adaptive pool gives the same size at both");
+    }
     c.node_fails = false;
     f.counterexample = std::move(c);
     f.fix = kFix;

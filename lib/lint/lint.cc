@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
+#include "lint/recorded_sizes.h"
 #include "lint/rule.h"
 #include "lint/selection.h"
 #include "lint/severity.h"
@@ -34,6 +35,12 @@ void AddRecordedExampleSizes(Analysis& analysis) {
   sym::Binding example = analysis.example();
   bool added = false;
   for (const auto& [symbol, size] : analysis.specialized()) {
+    if (example.Get(symbol)) continue;
+    example.Set(symbol, size);
+    added = true;
+  }
+  // So are the input sizes a decomposed adaptive pool records (lint/recorded_sizes.h).
+  for (const auto& [symbol, size] : RecordedPoolSizes(analysis.model(), analysis.inference())) {
     if (example.Get(symbol)) continue;
     example.Set(symbol, size);
     added = true;
