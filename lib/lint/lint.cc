@@ -6,7 +6,10 @@
 #include <memory>
 #include <tuple>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
 #include "lint/recorded_sizes.h"
@@ -47,6 +50,54 @@ void AddRecordedExampleSizes(Analysis& analysis) {
   }
   // Setting the example moves the witness to it: only when it changed.
   if (added) analysis.SetExample(std::move(example));
+}
+
+// True for a dim name an exporter made up, which says nothing of the axis it is: torch's "s53",
+// ONNX's and ONNX Runtime's "unk__12".
+bool OpaqueSymbol(absl::string_view name) {
+  absl::string_view digits = name;
+  if (!absl::ConsumePrefix(&digits, "s") && !absl::ConsumePrefix(&digits, "unk__")) return false;
+  return !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return absl::ascii_isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+// True when `word` stands in `text` as a whole name (not inside "s530" or "xs53").
+bool NamesWord(absl::string_view text, absl::string_view word) {
+  auto part_of_name = [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  for (size_t at = text.find(word); at != absl::string_view::npos; at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !part_of_name(text[at - 1])) &&
+        (end == text.size() || !part_of_name(text[end]))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Names the input axis of every made-up symbol a finding speaks of (Finding::symbol_axes).
+void NameSymbolAxes(const Analysis& analysis, Finding& f) {
+  std::vector<std::string> named;
+  for (const infer::InputDim& d : analysis.inference().input_dims) {
+    const std::optional<std::string_view> symbol = d.dim ? d.dim->AsSymbol() : std::nullopt;
+    if (!symbol) continue;
+    const std::string s(*symbol);
+    if (!OpaqueSymbol(s)) continue;
+    if (std::find(named.begin(), named.end(), s) != named.end()) continue;
+    bool spoken = NamesWord(f.message, s) ||
+                  std::find(f.symbols.begin(), f.symbols.end(), s) != f.symbols.end();
+    if (f.counterexample) {
+      for (const auto& [b, v] : f.counterexample->binding) spoken |= b == s;
+    }
+    if (f.witness) {
+      for (const SymbolRange& r : f.witness->ranges) spoken |= r.symbol == s;
+    }
+    if (!spoken) continue;
+    named.push_back(s);
+    f.symbol_axes.emplace_back(s, absl::StrCat(d.input, " axis ", d.axis));
+  }
 }
 
 // A rule reports at most at its level (its doc page's "Severity:"): more is a bug in the rule.
@@ -116,7 +167,10 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
   for (const auto& rule : rules) {
     const size_t before = findings.size();
     rule->Check(analysis, findings);
-    for (size_t i = before; i < findings.size(); ++i) ApplySeverityPolicy(findings[i]);
+    for (size_t i = before; i < findings.size(); ++i) {
+      ApplySeverityPolicy(findings[i]);
+      NameSymbolAxes(analysis, findings[i]);
+    }
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
     if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
   }

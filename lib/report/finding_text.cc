@@ -125,8 +125,20 @@ std::string SourceText(const lint::SourceLocation& source) {
   return text;
 }
 
+std::string SymbolAxesText(const lint::Finding& finding, const TextStyle& style) {
+  std::vector<std::string> parts;
+  for (const auto& [symbol, axis] : finding.symbol_axes) {
+    parts.push_back(absl::StrCat(style.name(symbol), " is ", style.name(axis)));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
 std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& style) {
   std::vector<Evidence> evidence;
+  // First: the witness and the counterexample speak of the same sizes.
+  if (!finding.symbol_axes.empty()) {
+    evidence.push_back({"symbols", SymbolAxesText(finding, style)});
+  }
   if (finding.witness) {
     std::string text = WitnessText(*finding.witness, style);
     if (!text.empty()) evidence.push_back({"witness", std::move(text)});

@@ -58,6 +58,10 @@ struct Evidence {
   std::string label;
   std::string text;
 };
+// "s53 is x axis 2, s0 is x axis 3": the input axis of each made-up size name the finding
+// uses (Finding::symbol_axes); empty when it uses none.
+std::string SymbolAxesText(const lint::Finding& finding, const TextStyle& style);
+
 std::vector<Evidence> EvidenceOf(const lint::Finding& finding, const TextStyle& style);
 
 // The counts of a run: findings by severity, and the models that could not be loaded.

@@ -196,9 +196,21 @@ void WriteFinding(const lint::Finding& f, const lint::FindingPath* path, const s
     if (!f.attribute.empty()) absl::StrAppend(&out, ", ", Code(f.attribute));
     absl::StrAppend(&out, "</dd>\n");
   }
-  if (!f.symbols.empty()) {
+  if (!f.symbols.empty() || !f.symbol_axes.empty()) {
+    // Each with the input axis it is, where the name is an exporter's (s53: x axis 2).
+    auto axis_of = [&f](const std::string& s) -> std::string {
+      for (const auto& [symbol, axis] : f.symbol_axes) {
+        if (symbol == s) return absl::StrCat(" (", Html(axis), ")");
+      }
+      return "";
+    };
     std::vector<std::string> symbols;
-    for (const std::string& s : f.symbols) symbols.push_back(Code(s));
+    for (const std::string& s : f.symbols) symbols.push_back(Code(s) + axis_of(s));
+    for (const auto& [s, axis] : f.symbol_axes) {
+      if (std::find(f.symbols.begin(), f.symbols.end(), s) == f.symbols.end()) {
+        symbols.push_back(Code(s) + axis_of(s));
+      }
+    }
     absl::StrAppend(&out, "<dt>symbols</dt><dd>", absl::StrJoin(symbols, ", "), "</dd>\n");
   }
   if (f.source) {

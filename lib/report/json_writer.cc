@@ -83,6 +83,9 @@ Json ToJson(const lint::Finding& f) {
   j["node"] = ToJson(f.node);
   j["attribute"] = StringOrNull(f.attribute);
   j["symbols"] = f.symbols;
+  Json axes = Json::object();
+  for (const auto& [symbol, axis] : f.symbol_axes) axes[symbol] = axis;
+  j["symbol_axes"] = std::move(axes);
   j["witness"] = f.witness ? ToJson(*f.witness) : Json(nullptr);
   j["counterexample"] = f.counterexample ? ToJson(*f.counterexample) : Json(nullptr);
   Json notes = Json::array();

@@ -279,6 +279,11 @@ Json Properties(const lint::Finding& f) {
   Json p = Json::object();
   if (!f.attribute.empty()) p["attribute"] = f.attribute;
   p["symbols"] = f.symbols;
+  if (!f.symbol_axes.empty()) {
+    Json axes = Json::object();
+    for (const auto& [symbol, axis] : f.symbol_axes) axes[symbol] = axis;
+    p["symbolAxes"] = std::move(axes);
+  }
   if (f.witness) {
     const std::string witness = WitnessText(*f.witness, kAsIs);
     if (!witness.empty()) p["witness"] = witness;

@@ -133,8 +133,8 @@ TEST_CASE("json: keys come in the documented order", "[report][json]") {
   CHECK(Keys(doc["models"][0]) == std::vector<std::string>{"path", "error", "findings"});
   CHECK(Keys(doc["models"][0]["findings"][0]) ==
         std::vector<std::string>{"rule", "name", "severity", "evidence", "message", "node",
-                                 "attribute", "symbols", "witness", "counterexample", "notes",
-                                 "fix", "expressions", "source"});
+                                 "attribute", "symbols", "symbol_axes", "witness", "counterexample",
+                                 "notes", "fix", "expressions", "source"});
   CHECK(Keys(doc["models"][0]["findings"][0]["counterexample"]) ==
         std::vector<std::string>{"binding", "inputs", "failing_node", "failure", "node_fails",
                                  "outputs"});

@@ -129,6 +129,9 @@ struct Finding {
   NodeRef node;
   std::string attribute;  // attribute or input at fault, e.g. "kernel_shape" or "input 1"
   std::vector<std::string> symbols;
+  // Where each size the finding names comes from, for names an exporter made up ("s53" ->
+  // "x axis 2"): the first graph input axis declared as exactly that symbol.
+  std::vector<std::pair<std::string, std::string>> symbol_axes;
   std::optional<Witness> witness;
   std::optional<Counterexample> counterexample;
   std::vector<Note> notes;  // blame chain and context, in order
