@@ -414,7 +414,11 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
     }
   }
   if (parts.empty()) {
-    w.summary = "no sizes were found at which every requirement holds";
+    // Not "the model runs nowhere": the search is best effort, and a model that ran at its
+    // export size may hold there only.
+    w.summary =
+        "no sizes were found at which every requirement holds (the model runs nowhere, or only "
+        "at sizes the search did not reach: --export-dims starts it at the export sizes)";
     return w;
   }
   w.summary = absl::StrCat("works only for ", absl::StrJoin(parts, " and "));
