@@ -56,7 +56,12 @@ void WriteOne(const lint::ProbeResult& p, std::ostream& out) {
         at.failing_node.graph.empty()
             ? label
             : absl::StrCat(at.failing_node.graph, absl::StartsWith(label, "/") ? "" : "/", label);
-    out << "    " << (at.node_fails ? "fails at " : "at ") << where << ": " << at.failure << "\n";
+    if (at.hint_only) {
+      out << "    (a value_info only, which ONNX Runtime does not check: at " << where << ": "
+          << at.failure << ")\n";
+    } else {
+      out << "    " << (at.node_fails ? "fails at " : "at ") << where << ": " << at.failure << "\n";
+    }
   }
 }
 

@@ -95,6 +95,9 @@ struct Counterexample {
   std::string failure;   // "Gemm inner dimension: 32768 vs 25088" or an output mismatch
   // True when a node cannot run there; false when the graph runs but a declared shape differs.
   bool node_fails = false;
+  // True when the failure is only an intermediate value_info's declaration: the inference of
+  // whatever tool wrote it, not the model's interface, so the model does not break there.
+  bool hint_only = false;
   std::vector<ShapeAt> outputs;  // graph outputs at this binding (actual vs declared)
 };
 
