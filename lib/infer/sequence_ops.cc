@@ -204,6 +204,17 @@ void InferSequenceAt(OpContext& ctx) {
       ctx.out(0) = seq->elements[*pos];
       return;
     }
+  } else if (auto e = SingleElement(ctx, 1)) {
+    // A sequence of a dynamic length (SplitToSequence of an input axis) read at a constant
+    // position: one that unbind() unrolled at the example's length fails on fewer elements.
+    const std::optional<int64_t> pos = e->value ? e->value->AsConstant() : std::nullopt;
+    if (pos && *pos > -kMaxTrackedElements && *pos < kMaxTrackedElements &&
+        (*pos >= 1 || *pos < -1)) {
+      const int64_t needed = *pos >= 0 ? *pos + 1 : -*pos;
+      ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, seq->length, C(needed),
+                  absl::StrCat("SequenceAt position ", *pos, " needs ", needed, " elements"),
+                  e->origin);
+    }
   }
   if (auto common = CommonElement(*seq)) ctx.out(0) = *common;
 }

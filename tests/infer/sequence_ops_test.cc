@@ -164,4 +164,25 @@ g (float[A,4] a, float[5,4] b, float[4,2] w) => (float[?,?] first, float[?,?] se
 }
 
 }  // namespace
+TEST_CASE("SequenceAt of a constant position needs that many elements of a dynamic length",
+          "[infer][sequence]") {
+  // sum(x.unbind(1)) traced at 5 channels: positions 0..4 of a sequence of length C. ONNX
+  // Runtime fails at C = 4 ("Invalid sequence index (4) specified for sequence of size (4)").
+  auto r = Infer(R"(
+g (float[N,C,W] x) => (float[?,?] a, float[?,?] b, float[?,?] c, float[?,?] d) {
+  s = SplitToSequence <axis = 1, keepdims = 0> (x)
+  zero = Constant <value = int64 {0}> ()
+  four = Constant <value = int64 {4}> ()
+  minus_one = Constant <value = int64 {-1}> ()
+  minus_three = Constant <value = int64 {-3}> ()
+  a = SequenceAt (s, zero)
+  b = SequenceAt (s, four)
+  c = SequenceAt (s, minus_one)
+  d = SequenceAt (s, minus_three)
+})");
+  CHECK(r.Shape("b") == "[N, W]");
+  // Positions 0 and -1 exist wherever the sequence has an element: no requirement for them.
+  CHECK(r.Requirements(RequirementKind::kIndexBound) == std::vector<std::string>{"C ~ 5", "C ~ 3"});
+}
+
 }  // namespace shapelint::infer
