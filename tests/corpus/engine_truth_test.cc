@@ -1,7 +1,7 @@
 // Engine truth on real graphs: the shape of every value the engine knows, evaluated at the sizes
 // ONNX Runtime ran each corpus model at, equals the shape ONNX Runtime computed for it.
 //
-// tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2}
+// tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2,third}
 // with every value of its main graph exposed as an output, at the export size and at up to three
 // other sizes of its labels, and stored the shapes (intermediate_shapes.json beside each
 // corpus). A known dim that differs is a defect of the engine: the target, and the test, is
@@ -145,6 +145,12 @@ TEST_CASE("engine truth: torch 1.13 corpus, every value's shape as ONNX Runtime'
 TEST_CASE("engine truth: torch 2.x corpus, every value's shape as ONNX Runtime's",
           "[corpus][engine-truth]") {
   Report("torch2", CheckCorpus("torch2"), 0.9);
+}
+
+TEST_CASE("engine truth: third-party exporters, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  // optimum's and ultralytics' exports, with onnxslim's value_info (often wrong) where it ran.
+  Report("third", CheckCorpus("third"), 0.9);
 }
 
 }  // namespace
