@@ -101,6 +101,9 @@ assert rules == ["SL001"], rules
 PYEOF
 ) || fail "the installed module" "$output"
 pass "the installed module imports from the environment and lints"
+output=$("$env_dir/bin/python" -m pip show onnx-shapelint 2>&1) || fail "pip show" "$output"
+[[ $output == *"License: Apache-2.0"* ]] || fail "the package declares no licence" "$output"
+pass "the installed package declares its licence, Apache-2.0"
 # `onnx-shapelint confirm` hands over to the onnx-shapelint-confirm script installed beside the
 # command (no ONNX Runtime in that environment: the verdict says that nothing ran).
 [[ -x $env_dir/bin/onnx-shapelint-confirm ]] || fail "no onnx-shapelint-confirm in $env_dir/bin"
