@@ -1,7 +1,12 @@
 #include "report/finding_text.h"
 
+#include <cstdint>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 namespace shapelint::report {
@@ -64,6 +69,75 @@ std::string WhatText(const lint::Counterexample& cx, const TextStyle& style) {
 }  // namespace
 
 std::string AsIs(std::string_view s) { return std::string(s); }
+
+namespace {
+
+// The code point of the valid UTF-8 sequence at s[i] and its length; nullopt for a byte that
+// starts none (a stray continuation, an overlong form, a surrogate, past U+10FFFF, cut short).
+std::optional<std::pair<uint32_t, size_t>> DecodeUtf8(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char lead = byte(0);
+  size_t len = 0;
+  uint32_t code = 0, min = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    len = 2, code = lead & 0x1f, min = 0x80;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    len = 3, code = lead & 0x0f, min = 0x800;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    len = 4, code = lead & 0x07, min = 0x10000;
+  } else {
+    return std::nullopt;
+  }
+  if (i + len > s.size()) return std::nullopt;
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(k) & 0xc0) != 0x80) return std::nullopt;
+    code = (code << 6) | (byte(k) & 0x3f);
+  }
+  if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return std::nullopt;
+  return std::pair{code, len};
+}
+
+// Controls that act on the text around them instead of showing: C1, the bidirectional marks,
+// embeddings, overrides and isolates, and the line and paragraph separators.
+bool InvisibleControl(uint32_t code) {
+  return (code >= 0x80 && code <= 0x9f) || code == 0x061c || code == 0x200e || code == 0x200f ||
+         (code >= 0x2028 && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+}
+
+}  // namespace
+
+std::string EscapeControls(std::string_view s, std::string_view newline) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x80) {
+      if (u == '\n') {
+        out += newline;
+      } else if ((u < 0x20 && u != '\t') || u == 0x7f) {
+        out += absl::StrFormat("\\x%02x", u);
+      } else {
+        out += static_cast<char>(u);
+      }
+      ++i;
+      continue;
+    }
+    const auto decoded = DecodeUtf8(s, i);
+    if (!decoded) {
+      out += absl::StrFormat("\\x%02x", u);
+      ++i;
+      continue;
+    }
+    const auto [code, len] = *decoded;
+    if (InvisibleControl(code)) {
+      out += absl::StrFormat("\\u%04x", code);
+    } else {
+      out.append(s.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
 
 std::string NodeLabel(const lint::NodeRef& node) {
   if (!node.label.empty()) return node.label;

@@ -23,6 +23,13 @@ struct TextStyle {
 
 // The identity, for formats that escape the text themselves.
 std::string AsIs(std::string_view s);
+
+// Text from a model made safe for a terminal or a plain-text log: C0 controls (but tab) and DEL
+// as "\x1b", C1 controls (U+0085, U+009B) and the invisible controls that reorder or break
+// the text around them (bidirectional marks, embeddings, overrides and isolates; line and
+// paragraph separators) as "\u202e", each byte that is no valid UTF-8 as "\xff". A newline
+// becomes `newline`.
+std::string EscapeControls(std::string_view s, std::string_view newline);
 inline constexpr TextStyle kAsIs{&AsIs, &AsIs};
 
 // "[2, 3, 9, 8]".

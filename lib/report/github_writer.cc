@@ -21,7 +21,10 @@ namespace {
 
 // GitHub's escaping: '%', CR and LF everywhere; ',' and ':' also in property values, which
 // would otherwise end the property.
-std::string Escape(std::string_view s, bool property) {
+std::string Escape(std::string_view text, bool property) {
+  // The log GitHub shows is a terminal too: controls and bytes that are no UTF-8 escaped first
+  // (newlines kept, for GitHub's own escape below).
+  const std::string s = EscapeControls(text, "\n");
   std::string out;
   for (char c : s) {
     switch (c) {

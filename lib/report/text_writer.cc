@@ -32,22 +32,11 @@ constexpr std::string_view kBoldYellow = "\x1b[1;33m";
 constexpr std::string_view kBoldCyan = "\x1b[1;36m";
 
 // Names, messages and paths come from the model file. Control characters in them could move the
-// cursor or recolour the terminal, and a newline would break the one-line-per-item layout, so
-// they are shown escaped; newlines in our own messages become indented continuation lines.
+// cursor, recolour the terminal or reorder what is shown (EscapeControls), and a newline would
+// break the one-line-per-item layout, so they are shown escaped; newlines in our own messages
+// become indented continuation lines.
 std::string Clean(std::string_view s, std::string_view newline = "\\n") {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += newline;
-    } else if ((u < 0x20 && c != '\t') || u == 0x7f) {
-      out += absl::StrFormat("\\x%02x", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return EscapeControls(s, newline);
 }
 
 // Free text: keeps its line breaks, indented under the line it belongs to.

@@ -59,6 +59,19 @@ TEST_CASE("github: the whole output for the sample results", "[report][github]")
   CHECK(Github(SampleResults()) == expected);
 }
 
+TEST_CASE("github: controls and bytes that are no UTF-8 are escaped", "[report][github]") {
+  std::vector<ModelResult> results(1);
+  results[0].path = "m\xff.onnx";
+  lint::Finding f = PoolError();
+  f.node.label = "n\x1b[2J\xc2\x9b\xe2\x80\xae";
+  results[0].findings = {f};
+  const std::string out = Github(results);
+  CHECK_THAT(out, Contains("::error file=m\\xff.onnx,title="));
+  CHECK_THAT(out, Contains("main/n\\x1b[2J\\u009b\\u202e: "));
+  CHECK_THAT(out, !Contains("\xff"));
+  CHECK_THAT(out, !Contains("\x1b"));
+}
+
 TEST_CASE("github: a PyTorch node name and a finding on no node", "[report][github]") {
   std::vector<ModelResult> results(1);
   results[0].path = "m.onnx";

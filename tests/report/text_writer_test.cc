@@ -202,6 +202,28 @@ TEST_CASE("text: control characters from the model are escaped", "[report][text]
   CHECK_THAT(text, Contains("baked-pool-kernel: line one\n    line two\n"));
 }
 
+TEST_CASE("text: C1 controls, bidirectional overrides and invalid UTF-8 are escaped",
+          "[report][text]") {
+  lint::Finding f = PoolError();
+  // U+009B (CSI in C1), U+0085 (NEL), U+202E (right-to-left override), U+2066 (an isolate),
+  // a stray continuation byte and a lead byte cut short; e-acute and a CJK character stay.
+  f.node.label =
+      "a\xc2\x9b"
+      "2Jb\xc2\x85"
+      "c\xe2\x80\xae"
+      "d\xe2\x81\xa6"
+      "e\x80"
+      "f\xe2\x80";
+  f.message =
+      "caf\xc3\xa9 \xe5\xbd\xa2 \xe2\x80\xae"
+      "reversed";
+  const std::string text = Text(One(f));
+  CHECK_THAT(text, Contains("main/a\\u009b2Jb\\u0085c\\u202ed\\u2066e\\x80f\\xe2\\x80: error"));
+  CHECK_THAT(text, Contains("caf\xc3\xa9 \xe5\xbd\xa2 \\u202ereversed"));
+  CHECK_THAT(text, !Contains("\xc2\x9b"));
+  CHECK_THAT(text, !Contains("\xe2\x80\xae"));
+}
+
 TEST_CASE("text: summary counts and plurals", "[report][text]") {
   lint::Finding e = PoolError();
   lint::Finding w = testing::ReshapeWarning();
