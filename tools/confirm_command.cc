@@ -48,7 +48,8 @@ try:
     from onnx_shapelint import confirm
 except ImportError as error:
     sys.stderr.write("onnx-shapelint: error: confirm runs in Python and could not import its "
-                     "package (%s): install it with pip (pip install onnx-shapelint onnxruntime)\n"
+                     "package (%s): install it with pip from a clone of the repository or a built wheel "
+                     "(pip install PATH/TO/onnx-shapelint onnxruntime; docs/python.md)\n"
                      % error)
     sys.exit(2)
 sys.exit(confirm.main(sys.argv[1:]))
@@ -93,7 +94,8 @@ int RunConfirm(const std::vector<std::string>& args, std::ostream& out, std::ost
   Exec(argv, true);
   err << kProgram << ": error: confirm runs in Python and could not start it ("
       << std::strerror(errno)
-      << "): install the package with pip (pip install onnx-shapelint onnxruntime)\n";
+      << "): install the package with pip from a clone of the repository or a built wheel "
+         "(pip install PATH/TO/onnx-shapelint onnxruntime; docs/python.md)\n";
   return kExitError;
 }
 

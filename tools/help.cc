@@ -56,7 +56,9 @@ Dims not given take sizes at which the model works. Exit 1 when a probe
 breaks.
 
 'confirm' lints MODEL and runs each error's counterexample on ONNX Runtime,
-through the Python package (pip install onnx-shapelint onnxruntime).
+through the Python package: pip install PATH/TO/onnx-shapelint onnxruntime,
+where PATH/TO/onnx-shapelint is a clone of the repository or a wheel built
+from it (docs/python.md).
 
 'fix' writes MODEL repaired to OUT: each finding whose rule has a fix is
 rewritten so that the size is computed from the input's shape, and the
