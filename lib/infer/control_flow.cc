@@ -53,6 +53,17 @@ TensorFact Merge(const TensorFact& a, const TensorFact& b, Fresh fresh) {
   return f;
 }
 
+// True when `a` and `b` say the same of a tensor, `b` being no more than a shape and values
+// (what Merge keeps).
+bool SameFact(const TensorFact& a, const TensorFact& b) {
+  if (a.elem_type != b.elem_type || a.ambiguous_rank != b.ambiguous_rank || a.shape != b.shape) {
+    return false;
+  }
+  if (a.forms || a.sequence || b.forms || b.sequence) return false;
+  if (a.values.has_value() != b.values.has_value()) return false;
+  return !a.values || SameValues(*a.values, *b.values);
+}
+
 // True when the first `n` facts of `a` and `b` have the same known shapes.
 bool SameShapes(const std::vector<TensorFact>& a, const std::vector<TensorFact>& b, size_t n) {
   if (a.size() < n || b.size() < n) return false;
@@ -193,7 +204,11 @@ void InferLoop(OpContext& ctx, SubgraphRunner& runner) {
       return ctx.FreshSymbol(absl::StrCat("carried", i, ":", axis));
     }));
   }
-  auto out = runner.RunSubgraph(ctx, *body, general, false);
+  // Where no iteration changes what is known of a carried value, the second pass would infer
+  // exactly the first again; skipping it keeps nested Loops linear in their depth.
+  const bool settled =
+      std::equal(general.begin() + 2, general.end(), inputs.begin() + 2, inputs.end(), SameFact);
+  auto out = settled ? std::move(first) : runner.RunSubgraph(ctx, *body, general, false);
   for (size_t i = 0; i < carried && i < ctx.num_outputs(); ++i) ctx.out(i) = general[i + 2];
   // Scan outputs stack one body output per iteration. The trip count is the constant M only
   // when the body's condition is constantly true; otherwise the data decides.

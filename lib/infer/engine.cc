@@ -94,6 +94,7 @@ class Propagator : public SubgraphRunner {
                                         kNewestModelledOpset, ", the newest modelled")});
     }
     out_.graph = &g;
+    subgraph_budget_ = kSubgraphWorkBase + kSubgraphRunsPerNode * SubgraphNodes(g);
     out_.facts.assign(g.num_values(), TensorFact{});
     adopted_.assign(g.num_values(), false);
     Scope scope{&g, &out_.facts, nullptr, true};
@@ -115,6 +116,22 @@ class Propagator : public SubgraphRunner {
       }
       return std::vector<TensorFact>(body.proto().output_size());
     }
+    // A Loop or Scan infers its body twice where an iteration changes a shape, so each level of
+    // such nesting doubles the work: past the budget, a body is not inferred at all.
+    const int64_t work = 1 + body.num_nodes();
+    if (subgraph_work_ + work > subgraph_budget_) {
+      if (!budget_noted_) {
+        budget_noted_ = true;
+        AddEngineNote(out_, {&ctx.graph(), ctx.node_index(),
+                             absl::StrCat("inferring the subgraphs nested here would take more "
+                                          "than ",
+                                          subgraph_budget_,
+                                          " node visits (each nested Loop or Scan infers its body "
+                                          "again); what they compute is treated as unknown")});
+      }
+      return std::vector<TensorFact>(body.proto().output_size());
+    }
+    subgraph_work_ += work;
     FactTable& facts = out_.subgraph_facts[&body];
     facts.assign(body.num_values(), TensorFact{});
     for (const auto& t : body.proto().initializer()) {
@@ -145,6 +162,20 @@ class Propagator : public SubgraphRunner {
  private:
   // Subgraphs nested deeper than this stay unknown (the loader caps nesting as well).
   static constexpr int kMaxNesting = 64;
+  // The node visits (plus one per run) that inferring subgraphs may take in all: every subgraph
+  // inferred this many times over, plus a base for small models. A model that needs more nests
+  // Loops whose bodies change shapes, each level doubling the runs (docs/limits.md).
+  static constexpr int64_t kSubgraphWorkBase = 1'000'000;
+  static constexpr int64_t kSubgraphRunsPerNode = 32;
+
+  // The nodes of every subgraph of `g`, at any depth.
+  static int64_t SubgraphNodes(const ir::Graph& g) {
+    int64_t n = 0;
+    for (int i = 0; i < g.num_nodes(); ++i) {
+      for (const ir::Graph* sub : g.Subgraphs(i)) n += sub->num_nodes() + SubgraphNodes(*sub);
+    }
+    return n;
+  }
 
   void SeedInputs(const ir::Graph& g) {
     const auto& proto = g.proto();
@@ -351,6 +382,9 @@ class Propagator : public SubgraphRunner {
   static constexpr int kMaxCapNotes = 10;  // one per node, and no flood on a hostile model
   int cap_notes_ = 0;
   bool nesting_noted_ = false;
+  int64_t subgraph_budget_ = 0;
+  int64_t subgraph_work_ = 0;  // node visits and runs of subgraphs so far
+  bool budget_noted_ = false;
 };
 
 }  // namespace

@@ -1,0 +1,136 @@
+// Hostile models whose work once grew faster than the model: nested Loops that doubled the
+// inference per level, thousands of independent dims whose pin search was quadratic, a folded
+// constant's record checked against a huge graph signature piece by piece. Each test is a size
+// that took minutes or never ended before; the bounds themselves are measured by
+// tools/bench/micro_bench.cc (docs/limits.md), not timed here.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "onnx/onnx_pb.h"
+#include "shapelint/infer/engine.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+namespace {
+
+using ONNX_NAMESPACE::GraphProto;
+using ONNX_NAMESPACE::ModelProto;
+using ONNX_NAMESPACE::NodeProto;
+using ONNX_NAMESPACE::TensorProto;
+
+void AddValue(google::protobuf::RepeatedPtrField<ONNX_NAMESPACE::ValueInfoProto>* values,
+              const std::string& name, int32_t elem_type) {
+  auto* v = values->Add();
+  v->set_name(name);
+  v->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
+}
+
+NodeProto* AddNode(GraphProto* g, const std::string& op, const std::vector<std::string>& inputs,
+                   const std::string& output) {
+  NodeProto* n = g->add_node();
+  n->set_op_type(op);
+  for (const auto& in : inputs) n->add_input(in);
+  n->add_output(output);
+  return n;
+}
+
+// Body `level` of a Loop nest: (i, c, v) -> (c, v'), where v' is Relu(v) in the innermost body
+// and another Loop over v in the others; with `grow`, v' = Concat(w, w), so that each
+// iteration changes the carried dim and every level infers its body twice.
+void FillBody(GraphProto* body, int level, bool grow) {
+  const std::string l = absl::StrCat(level);
+  body->set_name("body" + l);
+  AddValue(body->mutable_input(), "i" + l, TensorProto::INT64);
+  AddValue(body->mutable_input(), "c" + l, TensorProto::BOOL);
+  AddValue(body->mutable_input(), "v" + l, TensorProto::FLOAT);
+  AddValue(body->mutable_output(), "d" + l, TensorProto::BOOL);
+  AddValue(body->mutable_output(), "o" + l, TensorProto::FLOAT);
+  AddNode(body, "Identity", {"c" + l}, "d" + l);
+  if (level == 0) {
+    AddNode(body, "Relu", {"v" + l}, "o" + l);
+    return;
+  }
+  NodeProto* loop = AddNode(body, "Loop", {"m", "", "v" + l}, "w" + l);
+  auto* a = loop->add_attribute();
+  a->set_name("body");
+  a->set_type(ONNX_NAMESPACE::AttributeProto::GRAPH);
+  FillBody(a->mutable_g(), level - 1, grow);
+  if (grow) {
+    NodeProto* concat = AddNode(body, "Concat", {"w" + l, "w" + l}, "o" + l);
+    auto* axis = concat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+    axis->set_i(0);
+  } else {
+    AddNode(body, "Identity", {"w" + l}, "o" + l);
+  }
+}
+
+// y = Loop(m, , x) with `depth` Loops nested in all; m is an input, so no Loop is unrolled.
+std::string NestedLoops(int depth, bool grow) {
+  ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  GraphProto* g = m.mutable_graph();
+  g->set_name("main");
+  AddValue(g->mutable_input(), "x", TensorProto::FLOAT);
+  g->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_param("N");
+  AddValue(g->mutable_input(), "m", TensorProto::INT64);
+  g->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  AddValue(g->mutable_output(), "y", TensorProto::FLOAT);
+  NodeProto* loop = AddNode(g, "Loop", {"m", "", "x"}, "y");
+  auto* a = loop->add_attribute();
+  a->set_name("body");
+  a->set_type(ONNX_NAMESPACE::AttributeProto::GRAPH);
+  FillBody(a->mutable_g(), depth - 1, grow);
+  return m.SerializeAsString();
+}
+
+std::string Notes(const infer::Inference& inference) {
+  std::string notes;
+  for (const auto& n : inference.notes) absl::StrAppend(&notes, n.message, "\n");
+  return notes;
+}
+
+TEST_CASE("nested Loops whose bodies keep their shapes are inferred once per level", "[hostile]") {
+  // Each level inferred its body twice, the second time with the carried values generalised:
+  // 2^40 runs of the innermost body. Where the first run changes nothing, the second is the
+  // same run and is skipped.
+  auto model = ir::LoadModelFromBytes(NestedLoops(40, false), "loops.onnx");
+  REQUIRE(model.ok());
+  const infer::Inference inference = infer::Infer(**model);
+  CHECK(Notes(inference).empty());
+  const infer::TensorFact* y = inference.Find("y");
+  REQUIRE(y != nullptr);
+  REQUIRE(y->shape);
+  REQUIRE(y->shape->size() == 1);
+  CHECK((*y->shape)[0] == sym::Expr::Symbol("N"));
+  CHECK(Lint(**model).ok());
+}
+
+TEST_CASE("nested Loops whose bodies change shapes stop at the work budget, with a note",
+          "[hostile]") {
+  // Concat(w, w) changes the carried dim at every level, so each level needs its second run:
+  // past the budget the bodies are unknown instead of 2^40 runs.
+  auto model = ir::LoadModelFromBytes(NestedLoops(40, true), "growing.onnx");
+  REQUIRE(model.ok());
+  const infer::Inference inference = infer::Infer(**model);
+  CHECK(absl::StrContains(Notes(inference), "would take more than"));
+  CHECK(Lint(**model).ok());
+  // A nest this shallow stays within it and is inferred as before.
+  auto shallow = ir::LoadModelFromBytes(NestedLoops(4, true), "shallow.onnx");
+  REQUIRE(shallow.ok());
+  CHECK(Notes(infer::Infer(**shallow)).empty());
+}
+
+}  // namespace
+}  // namespace shapelint::lint
