@@ -1,6 +1,7 @@
 #include "lint/pins.h"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
@@ -39,24 +40,37 @@ enum class Verdict {
 
 class Classifier {
  public:
-  explicit Classifier(const std::vector<std::string>& symbols) : symbols_(symbols) {}
+  explicit Classifier(const std::vector<std::string>& symbols) : symbols_(symbols) {
+    position_.reserve(symbols.size());
+    for (size_t i = 0; i < symbols.size(); ++i) position_.emplace(symbols[i], i);
+  }
 
   // Gives the input symbols of `binding` the values of sample `k`; one binding taking each
   // sample in turn copies its keys once.
   void SetSample(int k, sym::Binding& binding) const {
+    for (size_t i = 0; i < symbols_.size(); ++i) binding.Set(symbols_[i], SampleValue(k, i));
+  }
+  // The same for `syms` alone, the symbols a requirement involves: a model with thousands of
+  // independent dims has thousands of requirements, and binding every symbol for each one made
+  // classifying them quadratic.
+  void SetSample(int k, sym::Binding& binding, const std::vector<std::string>& syms) const {
+    for (const std::string& s : syms) {
+      auto it = position_.find(s);
+      if (it != position_.end()) binding.Set(s, SampleValue(k, it->second));
+    }
+  }
+
+  // The value sample `k` gives the `i`th input symbol.
+  static int64_t SampleValue(int k, size_t i) {
     const int64_t v = kSampleValues[k / kSampleShapes];
-    for (size_t i = 0; i < symbols_.size(); ++i) {
-      const auto n = static_cast<int64_t>(i);
-      switch (k % kSampleShapes) {
-        case 0:  // the same
-          binding.Set(symbols_[i], v);
-          break;
-        case 1:  // staggered
-          binding.Set(symbols_[i], v + n);
-          break;
-        default:  // scaled
-          binding.Set(symbols_[i], v * (n + 1) + 1);
-      }
+    const auto n = static_cast<int64_t>(i);
+    switch (k % kSampleShapes) {
+      case 0:  // the same
+        return v;
+      case 1:  // staggered
+        return v + n;
+      default:  // scaled
+        return v * (n + 1) + 1;
     }
   }
 
@@ -72,7 +86,7 @@ class Classifier {
     // c == 2 * floor(c / 2), which still holds at sizes far beyond every literal. Unless the
     // view rounds up (RoundsUp): eager PyTorch grew the tensor first, the graph did not.
     if (!syms.empty() && HoldsFarOut(r, syms)) {
-      rounds_up = RoundsUp(r);
+      rounds_up = RoundsUp(r, syms);
       return rounds_up ? Verdict::kPin : Verdict::kConstraint;
     }
     return holds == 0 && syms.empty() ? Verdict::kAlwaysFalse : Verdict::kPin;
@@ -86,27 +100,27 @@ class Classifier {
   // passes it while the others are at their smallest.
   bool OnSum(const Requirement& r, const std::vector<std::string>& syms, int64_t max) const {
     return syms.size() > 1 && std::any_of(syms.begin(), syms.end(), [&](const std::string& s) {
-             return HoldsAll(r, {s}, max + 1);
+             return HoldsAll(r, syms, {s}, max + 1);
            });
   }
 
   std::optional<int64_t> UpperBound(const Requirement& r,
                                     const std::vector<std::string>& syms) const {
-    if (syms.empty() || !HoldsAll(r, syms, 1)) return std::nullopt;
+    if (syms.empty() || !HoldsAll(r, syms, syms, 1)) return std::nullopt;
     int64_t lo = 1, hi = kFarOut;  // holds at lo, fails at hi
-    if (HoldsAll(r, syms, hi)) return std::nullopt;
+    if (HoldsAll(r, syms, syms, hi)) return std::nullopt;
     while (hi - lo > 1) {
       const int64_t mid = lo + (hi - lo) / 2;
-      (HoldsAll(r, syms, mid) ? lo : hi) = mid;
+      (HoldsAll(r, syms, syms, mid) ? lo : hi) = mid;
     }
     if (lo < kMinBound) return std::nullopt;
     for (const int64_t v : {int64_t{2}, lo / 2, lo - 1}) {
-      if (!HoldsAll(r, syms, v)) return std::nullopt;
+      if (!HoldsAll(r, syms, syms, v)) return std::nullopt;
     }
 
     sym::Binding b;
     for (int k = 0; k < kNumSamples; ++k) {
-      SetSample(k, b);
+      SetSample(k, b, syms);
       const bool within = std::all_of(syms.begin(), syms.end(), [&](const std::string& s) {
         return b.Get(s).value_or(0) <= lo;
       });
@@ -119,28 +133,29 @@ class Classifier {
     return lo;
   }
 
-  // True when `r` holds at every sample moved onto `contracts` (sums of input dims that the
-  // graph requires to be 0), and at three of them at least.
-  bool HoldsUnderContracts(const Requirement& r,
-                           const std::vector<sym::LinearForm>& contracts) const;
+  // True when `r`, over `syms`, holds at every sample moved onto `contracts` (sums of input
+  // dims that the graph requires to be 0, over `contract_syms`), and at three of them at least.
+  bool HoldsUnderContracts(const Requirement& r, const std::vector<std::string>& syms,
+                           const std::vector<sym::LinearForm>& contracts,
+                           const std::vector<std::string>& contract_syms) const;
 
  private:
-  // True when `r` holds with every symbol of `syms` at `v` and the others at 1.
-  bool HoldsAll(const Requirement& r, const std::vector<std::string>& syms, int64_t v) const {
+  // True when `r`, over `all`, holds with every symbol of `syms` at `v` and the others at 1.
+  bool HoldsAll(const Requirement& r, const std::vector<std::string>& all,
+                const std::vector<std::string>& syms, int64_t v) const {
     sym::Binding b;
-    for (const auto& s : symbols_) b.Set(s, 1);
+    for (const auto& s : all) b.Set(s, 1);
     for (const auto& s : syms) b.Set(s, v);
     const std::optional<bool> h = HoldsUnder(r, b);
     return h && *h;
   }
 
-  // True when `r` holds at two sizes far out, every symbol of `syms` at that size and the
-  // others at their smallest: a periodic solution set, not a fixed size.
+  // True when `r`, over `syms`, holds at two sizes far out, every symbol at that size: a
+  // periodic solution set, not a fixed size.
   bool HoldsFarOut(const Requirement& r, const std::vector<std::string>& syms) const {
     int holds = 0;
+    sym::Binding b;
     for (int64_t v = kFarOut; v < kFarOut + kFarOutSpan && holds < 2; ++v) {
-      sym::Binding b;
-      for (const auto& s : symbols_) b.Set(s, 1);
       for (const auto& s : syms) b.Set(s, v);
       auto h = HoldsUnder(r, b);
       if (h && *h) ++holds;
@@ -154,12 +169,12 @@ class Classifier {
   // in eager PyTorch as well; so eager grew it, in a branch (interpolate when h is not a
   // multiple) that the trace, at a multiple, did not take. A view rounded down
   // (c == 2 * floor(c / 2)) fails in eager too.
-  bool RoundsUp(const Requirement& r) const {
+  bool RoundsUp(const Requirement& r, const std::vector<std::string>& syms) const {
     if (r.kind != RequirementKind::kReshapeCount || r.relation != Relation::kEqual) return false;
     bool failed = false;
     sym::Binding b;
     for (int k = 0; k < kNumSamples; ++k) {
-      SetSample(k, b);
+      SetSample(k, b, syms);
       sym::Evaluator evaluate(b);
       const std::optional<int64_t> input = evaluate(r.lhs), target = evaluate(r.rhs);
       if (!input || !target || *input == *target) continue;
@@ -170,6 +185,7 @@ class Classifier {
   }
 
   const std::vector<std::string>& symbols_;
+  absl::flat_hash_map<std::string_view, size_t> position_;  // of each symbol in symbols_
 };
 
 // The value of `form` with its last symbol left out.
@@ -186,14 +202,16 @@ int64_t WithoutLast(const sym::LinearForm& form, const sym::Binding& b, bool& kn
   return rest;
 }
 
-bool Classifier::HoldsUnderContracts(const Requirement& r,
-                                     const std::vector<sym::LinearForm>& contracts) const {
+bool Classifier::HoldsUnderContracts(const Requirement& r, const std::vector<std::string>& syms,
+                                     const std::vector<sym::LinearForm>& contracts,
+                                     const std::vector<std::string>& contract_syms) const {
   constexpr int kMinTried = 3;
   int tried = 0;
   sym::Binding b;
   for (int k = 0; k < kNumSamples; ++k) {
-    // Every input symbol takes the sample's value again, also those the contracts moved.
-    SetSample(k, b);
+    // Every symbol takes the sample's value again, also those the contracts moved.
+    SetSample(k, b, syms);
+    SetSample(k, b, contract_syms);
     // Each contract gives its last symbol the value that makes it hold (its coefficient is 1
     // or -1, so the value is an integer); bindings where that is not a size are skipped.
     bool valid = true;
@@ -279,6 +297,7 @@ void DropDeclarationsKeptByContracts(const Classifier& classifier, std::vector<P
   // Each one a sum of input dims that must be 0; a decoder states the same one in every layer.
   std::vector<sym::Expr> seen;
   std::vector<sym::LinearForm> contracts;
+  absl::flat_hash_set<std::string> contract_symbols;
   for (const Pin& pin : pins) {
     const Requirement& r = *pin.requirement;
     if (r.kind == RequirementKind::kDeclaredShape || !pin.contract) continue;
@@ -286,16 +305,21 @@ void DropDeclarationsKeptByContracts(const Classifier& classifier, std::vector<P
     if (d && std::find(seen.begin(), seen.end(), *d) == seen.end()) {
       seen.push_back(*d);
       contracts.push_back(*sym::AsLinear(*d));  // a contract is linear (IsUnitRelation)
+      for (const auto& [symbol, coefficient] : contracts.back().terms) {
+        contract_symbols.insert(symbol);
+      }
     }
   }
   if (contracts.empty()) return;
+  const std::vector<std::string> contract_syms(contract_symbols.begin(), contract_symbols.end());
   // Each declared output of every layer states the same requirement: decided once.
   absl::flat_hash_map<std::pair<sym::Expr, sym::Expr>, bool> kept;
   std::erase_if(pins, [&](const Pin& pin) {
     const Requirement& r = *pin.requirement;
     if (r.kind != RequirementKind::kDeclaredShape) return false;
     auto [it, fresh] = kept.try_emplace({r.lhs, r.rhs}, false);
-    if (fresh) it->second = classifier.HoldsUnderContracts(r, contracts);
+    if (fresh)
+      it->second = classifier.HoldsUnderContracts(r, pin.symbols, contracts, contract_syms);
     return it->second;
   });
 }
