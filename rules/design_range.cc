@@ -170,7 +170,8 @@ class DesignRange : public Rule {
     f.symbols = pin.symbols;
     f.witness = std::move(w);
     f.counterexample = analysis.CounterexampleFor(pin.symbols);
-    const LiteralSource literal = LiteralSideOf(analysis.inference(), r, analysis.specialized());
+    const LiteralSource literal =
+        LiteralSideOf(analysis.inference(), r, analysis.specialized(), analysis.signature());
     if (literal.kind != LiteralSource::Kind::kNone) {
       f.attribute = literal.name;
       f.notes.push_back({absl::StrCat("the fixed side is '", literal.name, "' [",

@@ -50,7 +50,8 @@ Analysis::Analysis(const ir::Model& model)
       recorded_bounds_(BoundRequirements(recorded_)),
       witness_constraints_(Joined(pins_.constraints, recorded_bounds_)),
       solution_(inference_, symbols_, witness_constraints_),
-      evaluator_(model_, inference_, symbols_, solution_, recorded_) {
+      evaluator_(model_, inference_, symbols_, solution_, recorded_),
+      signature_(model_) {
   specialized_ = recorded_.specialized;
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
   for (const Pin& pin : pins_.pins) {
@@ -76,8 +77,9 @@ bool Analysis::RunsOtherwise(const Pin& pin,
 }
 
 void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {
-  Blamed blamed = lint::AssignCauses({model_, inference_, solution_, evaluator_, specialized_},
-                                     blamed_pins_, matchers);
+  Blamed blamed =
+      lint::AssignCauses({model_, inference_, solution_, evaluator_, specialized_, signature_},
+                         blamed_pins_, matchers);
   causes_ = std::move(blamed.causes);
   weight_symbols_ = std::move(blamed.weight_symbols);
 }

@@ -53,6 +53,8 @@ class Analysis {
   // Input symbols declared dynamic that torch.export recorded specialized to one size, with
   // that size (lint/export_ranges.h); empty for models without its record.
   const std::map<std::string, int64_t>& specialized() const { return specialized_; }
+  // The parameters torch.export's graph signature lists (lint/literals.h).
+  const ParameterSignature& signature() const { return signature_; }
 
   // Requirements that hold exactly up to a size: bounds of the model's design (lint/pins.h).
   const std::vector<Bound>& bounds() const { return pins_.bounds; }
@@ -144,6 +146,7 @@ class Analysis {
   Solution solution_;
   GraphEvaluator evaluator_;
   std::map<std::string, int64_t> specialized_;
+  ParameterSignature signature_;
   sym::Binding example_;
   std::vector<Cause> causes_;
   std::vector<std::string> weight_symbols_;  // sorted

@@ -93,7 +93,8 @@ class Blamer {
     const infer::Requirement& failing = failure ? *failure->requirement : *pin.requirement;
     // The walk reads the main graph's nodes: a failure inside a subgraph has no culprit there.
     if (failing.node < 0 || failing.graph != &main) return cause;
-    const LiteralSource literal = LiteralSideOf(in_.inference, failing, in_.specialized);
+    const LiteralSource literal =
+        LiteralSideOf(in_.inference, failing, in_.specialized, in_.signature);
     if (literal.kind == LiteralSource::Kind::kWeight) {
       weight_symbols.insert(weight_symbols.end(), pin.symbols.begin(), pin.symbols.end());
     }

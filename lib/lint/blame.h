@@ -108,6 +108,7 @@ struct BlameInputs {
   const GraphEvaluator& evaluator;
   // Input symbols torch.export specialized to one size, with it (lint/export_ranges.h).
   const std::map<std::string, int64_t>& specialized;
+  const ParameterSignature& signature;
 };
 
 struct Blamed {

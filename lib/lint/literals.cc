@@ -38,22 +38,6 @@ bool IsParameterName(const std::string& name) {
 // graph's metadata: "p_fc_weight: PARAMETER target='fc.weight'" for each parameter and buffer.
 constexpr std::string_view kGraphSignature = "pkg.torch.export.ExportedProgram.graph_signature";
 
-// The main graph of `graph`.
-const ir::Graph& MainGraph(const ir::Graph& graph) {
-  const ir::Graph* g = &graph;
-  while (g->parent() != nullptr) g = g->parent();
-  return *g;
-}
-
-// Whether the program's signature lists `name` as a parameter or buffer; nullopt when the model
-// records no signature. Where it does, an initializer it does not list is a constant the
-// optimizer folded and lifted (named after its op: "expand", "val_12"), however it is named.
-std::optional<bool> InSignature(const ir::Graph& graph, const std::string& name) {
-  const std::optional<std::string_view> signature = MainGraph(graph).Metadata(kGraphSignature);
-  if (!signature) return std::nullopt;
-  return signature->find("target='" + name + "'") != std::string_view::npos;
-}
-
 // The onnxscript optimizer's record, on the value_info of a constant it folded, of the values
 // it folded the constant from: "['inner.pos.weight', 'inner.position_ids']".
 constexpr std::string_view kFoldedFrom = "pkg.onnxscript.optimizer.folded_from";
@@ -98,7 +82,8 @@ struct FoldedSources {
 };
 
 // Nothing for a constant without the record (not folded by the optimizer).
-FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name) {
+FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
+                                const ParameterSignature& signature) {
   FoldedSources out;
   const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
   if (!from) return out;
@@ -109,8 +94,8 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name)
       absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
   bool all_listed = pieces.size() > 1;
   for (size_t i = 1; i < pieces.size(); i += 2) {
-    const std::string piece(pieces[i]);
-    const bool listed = InSignature(graph, piece) == true;
+    const std::string_view piece(pieces[i].data(), pieces[i].size());
+    const bool listed = signature.Lists(piece) == true;
     out.module_state |= listed;
     all_listed &= listed;
     out.sized_factory |= IsSizedFactory(piece);
@@ -130,10 +115,11 @@ bool AllSpecialized(const infer::Requirement& r,
 
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing,
-                        const std::map<std::string, int64_t>& specialized) {
+                        const std::map<std::string, int64_t>& specialized,
+                        const ParameterSignature& signature) {
   const bool initializer = src.node < 0 && src.graph != nullptr;
   const FoldedSources folded =
-      initializer ? ReadFoldedSources(*src.graph, src.name) : FoldedSources{};
+      initializer ? ReadFoldedSources(*src.graph, src.name, signature) : FoldedSources{};
   // Made to a size in forward (an arange, an eye, zeros for an RNN's state) from no parameter:
   // however it is shaped and whatever meets it, not a weight.
   if (folded.sized_factory && !folded.module_state) return false;
@@ -142,7 +128,9 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
       failing.kind == infer::RequirementKind::kInnerDim) {
     return true;
   }
-  const std::optional<bool> listed = initializer ? InSignature(*src.graph, src.name) : std::nullopt;
+  // Where the model records a signature, an initializer it does not list is a constant the
+  // optimizer folded and lifted (named after its op: "expand", "val_12"), however it is named.
+  const std::optional<bool> listed = initializer ? signature.Lists(src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
   if (folded.only_module_state) return true;
   // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes
@@ -318,12 +306,33 @@ class Tracer {
 
 }  // namespace
 
+ParameterSignature::ParameterSignature(const ir::Model& model) {
+  const std::optional<std::string_view> text = model.graph().Metadata(kGraphSignature);
+  if (!text) return;
+  recorded_ = true;
+  constexpr std::string_view kTarget = "target='";
+  for (size_t at = text->find(kTarget); at != std::string_view::npos;
+       at = text->find(kTarget, at)) {
+    at += kTarget.size();
+    const size_t end = text->find('\'', at);
+    if (end == std::string_view::npos) break;
+    targets_.insert(text->substr(at, end - at));
+    at = end + 1;
+  }
+}
+
+std::optional<bool> ParameterSignature::Lists(std::string_view name) const {
+  if (!recorded_) return std::nullopt;
+  return targets_.contains(name);
+}
+
 LiteralSource LiteralSideOf(const infer::Inference& inference,
                             const infer::Requirement& requirement,
-                            const std::map<std::string, int64_t>& specialized) {
+                            const std::map<std::string, int64_t>& specialized,
+                            const ParameterSignature& signature) {
   LiteralSource src = Tracer(inference).SideOf(requirement);
   if (src.kind == LiteralSource::Kind::kWeight &&
-      !IsTrainedParameter(src, requirement, specialized)) {
+      !IsTrainedParameter(src, requirement, specialized, signature)) {
     src.kind = LiteralSource::Kind::kConstant;
   }
   return src;

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 
@@ -38,14 +41,31 @@ struct LiteralSource {
   std::vector<int> through;     // nodes it passes between there and the consumer, in order
 };
 
+// The parameters and buffers that torch.export's record of the program's inputs (the graph
+// metadata pkg.torch.export.ExportedProgram.graph_signature: "p_fc_weight: PARAMETER
+// target='fc.weight'" for each) lists, read once per model: a dynamo LLM lists thousands, and
+// the optimizer's record of a folded constant may name as many.
+class ParameterSignature {
+ public:
+  explicit ParameterSignature(const ir::Model& model);
+  // Whether the signature lists `name`; nullopt when the model records no signature.
+  std::optional<bool> Lists(std::string_view name) const;
+
+ private:
+  bool recorded_ = false;
+  absl::flat_hash_set<std::string_view> targets_;  // views into the model's metadata
+};
+
 // The literal tensor that supplies the constant side of `requirement` at its node, traced back
 // through layout ops (Unsqueeze, Reshape, Slice, ...) to an initializer or Constant; kind kNone
 // when there is none. `specialized`: the input symbols torch.export specialized to one size
 // (lint/export_ranges.h), which tell a parameter's own sizes from the trace's in a constant
 // folded from both.
+// `signature` is the model's (the one `inference` was made of).
 LiteralSource LiteralSideOf(const infer::Inference& inference,
                             const infer::Requirement& requirement,
-                            const std::map<std::string, int64_t>& specialized);
+                            const std::map<std::string, int64_t>& specialized,
+                            const ParameterSignature& signature);
 
 }  // namespace shapelint::lint
 
