@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <mutex>
 #include <utility>
 
@@ -111,6 +112,12 @@ absl::Status OpenError(const std::string& path, const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", message));
 }
 
+absl::Status TooLarge(const std::string& path, size_t max_bytes) {
+  return OpenError(path, absl::StrCat("more than ", max_bytes,
+                                      " bytes, larger than an ONNX model can be (protobuf's limit "
+                                      "is 2 GiB); not read further"));
+}
+
 }  // namespace
 
 // Smaller files are read, not mapped. Unmapping in a process with other threads makes the kernel
@@ -118,12 +125,16 @@ absl::Status OpenError(const std::string& path, const std::string& message) {
 // the models (docs/performance.md). A read copies the bytes, which is nothing at this size.
 constexpr off_t kMapFrom = 256 * 1024;
 
-absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path) {
+absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path, size_t max_bytes) {
   FileBytes f;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return OpenError(path, absl::StrCat("cannot open: ", std::strerror(errno)));
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<uintmax_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return TooLarge(path, max_bytes);
+  }
   if (regular && st.st_size >= kMapFrom) {
     void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
@@ -136,20 +147,42 @@ absl::StatusOr<FileBytes> FileBytes::Open(const std::string& path) {
   }
   // Small files, pipes, devices and file systems without mmap: read it all.
   if (regular && st.st_size > 0) f.buffer_.reserve(static_cast<size_t>(st.st_size));
+  absl::Status read = f.ReadAll(fd, path, max_bytes);
+  ::close(fd);
+  if (!read.ok()) return read;
+  return f;
+}
+
+absl::StatusOr<FileBytes> FileBytes::ReadStandardInput(size_t max_bytes) {
+  FileBytes f;
+  // Through std::cin's buffer, which a caller may have pointed elsewhere.
+  std::streambuf* in = std::cin.rdbuf();
+  char buffer[1 << 16];
+  for (;;) {
+    const std::streamsize n = in == nullptr ? 0 : in->sgetn(buffer, sizeof(buffer));
+    if (n <= 0) return f;
+    if (static_cast<size_t>(n) > max_bytes - f.buffer_.size())
+      return TooLarge("<stdin>", max_bytes);
+    f.buffer_.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+absl::Status FileBytes::ReadAll(int fd, const std::string& path, size_t max_bytes) {
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
+    if (n == 0) return absl::OkStatus();
     if (n < 0) {
       if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      return OpenError(path, absl::StrCat("read error: ", std::strerror(error)));
+      return OpenError(path, absl::StrCat("read error: ", std::strerror(errno)));
     }
-    f.buffer_.append(buffer, static_cast<size_t>(n));
+    // A device or a pipe has no size to check up front: it is checked as it comes.
+    if (static_cast<size_t>(n) > max_bytes - buffer_.size()) {
+      std::string().swap(buffer_);
+      return TooLarge(path, max_bytes);
+    }
+    buffer_.append(buffer, static_cast<size_t>(n));
   }
-  ::close(fd);
-  return f;
 }
 
 FileBytes::FileBytes(FileBytes&& other) noexcept

@@ -21,10 +21,18 @@
 
 namespace shapelint::ir {
 
+// The most bytes a model can have: protobuf parses no message of 2 GiB or more. Reading stops
+// past it, so that a file that never ends (/dev/zero, a pipe from `yes`) is refused instead of
+// filling the memory.
+inline constexpr size_t kMaxModelBytes = (size_t{1} << 31) - 1;
+
 class FileBytes {
  public:
-  // The file at `path`; errors name it.
-  static absl::StatusOr<FileBytes> Open(const std::string& path);
+  // The file at `path`; errors name it. Past `max_bytes` (a parameter for tests) the file is
+  // refused, whatever it is.
+  static absl::StatusOr<FileBytes> Open(const std::string& path, size_t max_bytes = kMaxModelBytes);
+  // Standard input, read to its end; errors name it "<stdin>".
+  static absl::StatusOr<FileBytes> ReadStandardInput(size_t max_bytes = kMaxModelBytes);
 
   FileBytes(FileBytes&& other) noexcept;
   FileBytes& operator=(FileBytes&&) = delete;
@@ -49,6 +57,9 @@ class FileBytes {
 
  private:
   FileBytes() = default;
+  // Reads `fd` to its end into buffer_, at most `max_bytes`.
+  absl::Status ReadAll(int fd, const std::string& path, size_t max_bytes);
+
   void* mapped_ = nullptr;
   size_t size_ = 0;
   size_t dropped_ = 0;  // DropPagesBefore's last offset

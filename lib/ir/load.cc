@@ -4,8 +4,6 @@
 #include <climits>
 #include <filesystem>
 #include <functional>
-#include <iostream>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -187,12 +185,10 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
 }
 
 absl::StatusOr<std::unique_ptr<Model>> LoadModel(const std::string& path, ModelFormat format) {
-  std::string bytes;
   if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    bytes = std::move(buffer).str();
-    return LoadModelFromBytes(bytes, "<stdin>", format);
+    absl::StatusOr<FileBytes> input = FileBytes::ReadStandardInput();
+    if (!input.ok()) return input.status();
+    return LoadModelFromBytes(input->bytes(), "<stdin>", format);
   }
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);

@@ -9,10 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <streambuf>
 #include <string>
+#include <thread>
 
 #include "test_files.h"
 
@@ -145,6 +149,74 @@ TEST_CASE("SIGBUS from a mapping the loader does not own still ends the process"
   REQUIRE(::waitpid(child, &status, 0) == child);
   INFO("child status " << status);
   CHECK_FALSE((WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 3)));
+}
+
+// The message of a file refused past `max` bytes.
+std::string TooLarge(const std::string& path, size_t max) {
+  return path + ": more than " + std::to_string(max) +
+         " bytes, larger than an ONNX model can be (protobuf's limit is 2 GiB); not read further";
+}
+
+TEST_CASE("input that never ends is refused at the size limit", "[ir][file]") {
+  // The limit is protobuf's 2 GiB; tests lower it, so that nothing here holds more than 1 MiB.
+  constexpr size_t kMax = size_t{1} << 20;
+  SECTION("a device") {
+    auto zero = FileBytes::Open("/dev/zero", kMax);
+    REQUIRE_FALSE(zero.ok());
+    CHECK(std::string(zero.status().message()) == TooLarge("/dev/zero", kMax));
+  }
+  SECTION("a pipe, fed one byte past the limit or exactly to it") {
+    for (const size_t size : {kMax + 1, kMax}) {
+      int fds[2];
+      REQUIRE(::pipe(fds) == 0);
+      // A writer that stops on its own: the reader never leaves it blocked or facing EPIPE.
+      std::thread writer([fd = fds[1], size] {
+        const std::string chunk(4096, 'y');
+        for (size_t done = 0; done < size;) {
+          const ssize_t n = ::write(fd, chunk.data(), std::min(chunk.size(), size - done));
+          if (n <= 0) break;
+          done += static_cast<size_t>(n);
+        }
+        ::close(fd);
+      });
+      const std::string path = "/dev/fd/" + std::to_string(fds[0]);
+      auto bytes = FileBytes::Open(path, kMax);
+      writer.join();
+      ::close(fds[0]);
+      if (size > kMax) {
+        REQUIRE_FALSE(bytes.ok());
+        CHECK(std::string(bytes.status().message()) == TooLarge(path, kMax));
+      } else {
+        REQUIRE(bytes.ok());
+        CHECK(bytes->bytes().size() == kMax);
+      }
+    }
+  }
+  SECTION("a regular file larger than the limit is not read at all") {
+    TempFile file("file_bytes_large");
+    file.Write(std::string(kMax + 1, 'x'));
+    auto bytes = FileBytes::Open(file.path(), kMax);
+    REQUIRE_FALSE(bytes.ok());
+    CHECK(std::string(bytes.status().message()) == TooLarge(file.path(), kMax));
+  }
+  SECTION("standard input (`yes | onnx-shapelint -`)") {
+    // A stream of "y\n" without end, as std::cin's buffer.
+    class Yes : public std::streambuf {
+     protected:
+      int_type underflow() override {
+        setg(line_, line_, line_ + 2);
+        return traits_type::to_int_type(line_[0]);
+      }
+
+     private:
+      char line_[2] = {'y', '\n'};
+    } yes;
+    std::streambuf* old = std::cin.rdbuf(&yes);
+    auto bytes = FileBytes::ReadStandardInput(kMax);
+    std::cin.rdbuf(old);
+    REQUIRE_FALSE(bytes.ok());
+    CHECK(std::string(bytes.status().message()) == TooLarge("<stdin>", kMax));
+  }
 }
 
 }  // namespace
