@@ -138,7 +138,11 @@ absl::StatusOr<std::unique_ptr<Model>> Model::Index(std::unique_ptr<Model> model
         absl::StrCat(model->source_, ": not an ONNX model (it has no graph)"));
   }
   // A model with functions never comes with wire nodes (SplitMainGraphNodes keeps it whole).
-  if (wire_nodes == nullptr) InlineFunctions(*model->proto_);
+  if (wire_nodes == nullptr) {
+    if (absl::Status inlined = InlineFunctions(*model->proto_); !inlined.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(model->source_, ": ", inlined.message()));
+    }
+  }
   for (const auto& op : model->proto_->opset_import()) {
     std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
     model->opsets_[domain] = op.version();

@@ -1,10 +1,14 @@
 // Model validation and indexing: what later stages may rely on, and the errors for what they
 // may not.
+#include "shapelint/ir/model.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "onnx/onnx_pb.h"
 #include "shapelint/ir/load.h"
 
 namespace shapelint::ir {
@@ -277,6 +281,147 @@ Forever (p) => (q) {
   REQUIRE(m.ok());
   CHECK((*m)->graph().num_nodes() == 1);
   CHECK((*m)->graph().node(0).op_type() == "Forever");
+}
+
+TEST_CASE("two unnamed calls of one function inside another get names of their own", "[ir]") {
+  // Both calls of G were named "F_0/G" before their expansion, and so both made "F_0/G/t":
+  // two producers of one value, a valid model refused.
+  auto m = LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[N] x) => (float[N] y) {
+  y = local.F (x)
+}
+<domain: "local", opset_import: ["" : 17, "local" : 1]>
+F (p) => (q) {
+  a = local.G (p)
+  q = local.G (a)
+}
+<domain: "local", opset_import: ["" : 17]>
+G (u) => (v) {
+  t = Relu (u)
+  v = Neg (t)
+}
+)",
+                              "twice.onnxtxt");
+  INFO(m.status().message());
+  REQUIRE(m.ok());
+  const Graph& g = (*m)->graph();
+  REQUIRE(g.num_nodes() == 4);
+  CHECK(g.node(0).output(0) == "F_0/G_0/t");
+  CHECK(g.node(1).output(0) == "F_0/a");
+  CHECK(g.node(2).output(0) == "F_0/G_1/t");
+  CHECK(g.node(3).output(0) == "y");
+}
+
+TEST_CASE("an expansion's names never repeat a name the model has", "[ir]") {
+  // The graph names a value "F_0/t" itself (torch.onnx writes names like that), which the
+  // unnamed call at index 0 would make too. ONNX's text format has no such names: built here.
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* local = m.add_opset_import();
+  local->set_domain("local");
+  local->set_version(1);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  g->add_input()->set_name("x");
+  g->add_output()->set_name("y");
+  g->add_output()->set_name("z");
+  auto add = [](auto* nodes, const std::string& op, const std::string& domain,
+                const std::string& in, const std::string& out) {
+    auto* n = nodes->add_node();
+    n->set_op_type(op);
+    n->set_domain(domain);
+    n->add_input(in);
+    n->add_output(out);
+  };
+  add(g, "F", "local", "x", "y");
+  add(g, "Neg", "", "x", "F_0/t");
+  add(g, "Identity", "", "F_0/t", "z");
+  auto* f = m.add_functions();
+  f->set_name("F");
+  f->set_domain("local");
+  f->add_opset_import()->set_version(17);
+  f->add_input("p");
+  f->add_output("q");
+  add(f, "Relu", "", "p", "t");
+  add(f, "Neg", "", "t", "q");
+  auto model = Model::FromProto(m, "taken.onnx");
+  INFO(model.status().message());
+  REQUIRE(model.ok());
+  CHECK((*model)->graph().node(0).output(0) == "F_0_2/t");
+  CHECK((*model)->graph().node(2).output(0) == "F_0/t");
+}
+
+TEST_CASE("a recursive function with two calls of itself stays a call", "[ir]") {
+  auto m = LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17, "local" : 1]>
+g (float[N] x) => (float[N] y) {
+  y = local.Tree (x)
+}
+<domain: "local", opset_import: ["" : 17, "local" : 1]>
+Tree (p) => (q) {
+  a = local.Tree (p)
+  q = local.Tree (a)
+}
+)",
+                              "tree.onnxtxt");
+  INFO(m.status().message());
+  REQUIRE(m.ok());
+  REQUIRE((*m)->graph().num_nodes() == 1);
+  CHECK((*m)->graph().node(0).op_type() == "Tree");
+}
+
+// Functions f1..f`levels`: each calls the one below `fan_out` times in a chain; the main graph
+// calls the top one. f1 is a Relu.
+std::string FanOut(int levels, int fan_out) {
+  std::string text = absl::StrCat(
+      "<ir_version: 8, opset_import: [\"\" : 17, \"local\" : 1]>\n"
+      "g (float[N] x) => (float[N] y) {\n  y = local.f",
+      levels, " (x)\n}\n");
+  for (int k = 1; k <= levels; ++k) {
+    absl::StrAppend(&text, "<domain: \"local\", opset_import: [\"\" : 17, \"local\" : 1]>\nf", k,
+                    " (p) => (q) {\n");
+    if (k == 1) {
+      absl::StrAppend(&text, "  q = Relu (p)\n}\n");
+      continue;
+    }
+    std::string in = "p";
+    for (int c = 0; c < fan_out; ++c) {
+      const std::string out = c + 1 == fan_out ? "q" : absl::StrCat("a", c);
+      absl::StrAppend(&text, "  ", out, " = local.f", k - 1, " (", in, ")\n");
+      in = out;
+    }
+    absl::StrAppend(&text, "}\n");
+  }
+  return text;
+}
+
+TEST_CASE("functions that would expand past the caps refuse the model before expanding", "[ir]") {
+  // 16 levels of calls expand; 17 are refused by name.
+  auto sixteen = LoadModelFromBytes(FanOut(16, 1), "sixteen.onnxtxt");
+  INFO(sixteen.status().message());
+  REQUIRE(sixteen.ok());
+  CHECK((*sixteen)->graph().num_nodes() == 1);
+  auto seventeen = LoadModelFromBytes(FanOut(17, 1), "seventeen.onnxtxt");
+  REQUIRE_FALSE(seventeen.ok());
+  CHECK(std::string(seventeen.status().message()) ==
+        "seventeen.onnxtxt: model-local functions call each other more than 16 levels deep from "
+        "the call of local.f17; the model is refused");
+  // Each function calling the one below twice, 24 levels (about 5 KB of text): 2^23 Relus, once
+  // 871 MB and "op local.fK is not modelled" notes on a model that then linted. Counted first.
+  auto doubling = LoadModelFromBytes(FanOut(24, 2), "doubling.onnxtxt");
+  REQUIRE_FALSE(doubling.ok());
+  CHECK(absl::StrContains(doubling.status().message(), "more than 16 levels deep"));
+  // Three calls each, 14 levels: within the depth, 3^13 = 1,594,323 nodes.
+  auto tripling = LoadModelFromBytes(FanOut(14, 3), "tripling.onnxtxt");
+  REQUIRE_FALSE(tripling.ok());
+  CHECK(std::string(tripling.status().message()) ==
+        "tripling.onnxtxt: expanding the model-local functions would make more than 1000000 "
+        "nodes; the model is refused");
+  // 3^10 = 59,049 nodes are within it.
+  auto fewer = LoadModelFromBytes(FanOut(11, 3), "fewer.onnxtxt");
+  INFO(fewer.status().message());
+  REQUIRE(fewer.ok());
+  CHECK((*fewer)->graph().num_nodes() == 59049);
 }
 
 }  // namespace
