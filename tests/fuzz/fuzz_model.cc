@@ -1,7 +1,9 @@
 // Fuzz target: model bytes -> load (binary or ONNX text) -> lint with fix-its -> every report
 // format, the baseline, and the subcommands' reports (shapes; a probe at the sizes where the
-// model works). The seeds in regressions/model include node metadata (torch's stack trace and
-// module classes), which rules read without a failure.
+// model works). The seeds in regressions/model (tests/fuzz/make_seeds.py writes the seed_*
+// ones) hold node, graph and value metadata (torch's stack trace and module classes,
+// torch.export's records), model-local functions (called twice, recursive, fanning out) and
+// Loops nested in Loops: parts the corpus models hold rarely, for mutations to start from.
 // Whatever the bytes, loading fails with a status or the lint runs to the end: never a crash,
 // a hang or a leak.
 #include <cstddef>
