@@ -311,6 +311,13 @@ ParameterSignature::ParameterSignature(const ir::Model& model) {
   if (!text) return;
   recorded_ = true;
   constexpr std::string_view kTarget = "target='";
+  // Sized once: growing the table entry by entry rehashes it ever larger, out of the caches.
+  size_t count = 0;
+  for (size_t at = text->find(kTarget); at != std::string_view::npos;
+       at = text->find(kTarget, at + kTarget.size())) {
+    ++count;
+  }
+  targets_.reserve(count);
   for (size_t at = text->find(kTarget); at != std::string_view::npos;
        at = text->find(kTarget, at)) {
     at += kTarget.size();

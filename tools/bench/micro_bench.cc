@@ -1,7 +1,9 @@
 // Google Benchmark for the hot paths under the whole-model numbers of tools/bench/bench:
 // expression building (interning, process-wide and in a scope), evaluation, skimming weights out of
 // a model, and inference and linting of a stack of attention blocks at growing depth (cost per
-// layer should be flat).
+// layer should be flat). The hostile models of docs/limits.md whose work once grew faster than
+// they did run at a size n and 2n: nested Loops, independent dims, a folded constant's record
+// against a graph signature. Their bound is that 2n costs at most 2.5 times n.
 //
 //   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSHAPELINT_BENCH=ON
 //   cmake --build build-bench --target shapelint_micro_bench && build-bench/shapelint_micro_bench
@@ -12,9 +14,11 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "ir/skim.h"
+#include "lint/pins.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
@@ -184,6 +188,178 @@ void BM_SkimWeights(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes.size()));
 }
 BENCHMARK(BM_SkimWeights);
+
+// A Loop nest `depth` deep whose bodies keep the carried value's shape (Identity of the inner
+// Loop's result): each level infers its body once. With `grow` (Concat of it with itself) each
+// level needs a second run, and the subgraph work cap stops the doubling.
+void FillLoopBody(ONNX_NAMESPACE::GraphProto* body, int level, bool grow) {
+  using ONNX_NAMESPACE::TensorProto;
+  const std::string l = absl::StrCat(level);
+  auto add_value = [](auto* values, const std::string& name, int32_t type) {
+    auto* v = values->Add();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  };
+  auto add_node = [body](const std::string& op, std::vector<std::string> in,
+                         const std::string& out) {
+    auto* n = body->add_node();
+    n->set_op_type(op);
+    for (const auto& i : in) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  body->set_name("body" + l);
+  add_value(body->mutable_input(), "i" + l, TensorProto::INT64);
+  add_value(body->mutable_input(), "c" + l, TensorProto::BOOL);
+  add_value(body->mutable_input(), "v" + l, TensorProto::FLOAT);
+  add_value(body->mutable_output(), "d" + l, TensorProto::BOOL);
+  add_value(body->mutable_output(), "o" + l, TensorProto::FLOAT);
+  add_node("Identity", {"c" + l}, "d" + l);
+  if (level == 0) {
+    add_node("Relu", {"v" + l}, "o" + l);
+    return;
+  }
+  auto* a = add_node("Loop", {"m", "", "v" + l}, "w" + l)->add_attribute();
+  a->set_name("body");
+  a->set_type(ONNX_NAMESPACE::AttributeProto::GRAPH);
+  FillLoopBody(a->mutable_g(), level - 1, grow);
+  if (!grow) {
+    add_node("Identity", {"w" + l}, "o" + l);
+    return;
+  }
+  auto* axis = add_node("Concat", {"w" + l, "w" + l}, "o" + l)->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+  axis->set_i(0);
+}
+
+std::string NestedLoops(int depth, bool grow) {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto* x = g->add_input();
+  x->set_name("x");
+  x->mutable_type()->mutable_tensor_type()->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_param("N");
+  auto* trips = g->add_input();
+  trips->set_name("m");
+  trips->mutable_type()->mutable_tensor_type()->set_elem_type(ONNX_NAMESPACE::TensorProto::INT64);
+  g->add_output()->set_name("y");
+  auto* loop = g->add_node();
+  loop->set_op_type("Loop");
+  for (const char* in : {"m", "", "x"}) loop->add_input(in);
+  loop->add_output("y");
+  auto* a = loop->add_attribute();
+  a->set_name("body");
+  a->set_type(ONNX_NAMESPACE::AttributeProto::GRAPH);
+  FillLoopBody(a->mutable_g(), depth - 1, grow);
+  return m.SerializeAsString();
+}
+
+// Inference of a nest of state.range(0) Loops (at most 64: the nesting cap).
+void InferNestedLoops(benchmark::State& state, bool grow) {
+  const int depth = static_cast<int>(state.range(0));
+  auto model = ir::LoadModelFromBytes(NestedLoops(depth, grow), "loops.onnx");
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(depth);
+  for (auto _ : state) {
+    sym::InternScope scope;
+    benchmark::DoNotOptimize(infer::Infer(**model));
+  }
+}
+void BM_InferNestedLoops(benchmark::State& state) { InferNestedLoops(state, false); }
+BENCHMARK(BM_InferNestedLoops)->Arg(16)->Arg(32)->Complexity();
+// Past the cap the work stays what the cap allows, whatever the depth.
+void BM_InferNestedGrowingLoops(benchmark::State& state) { InferNestedLoops(state, true); }
+BENCHMARK(BM_InferNestedGrowingLoops)->Arg(24)->Arg(48)->Unit(benchmark::kMillisecond);
+
+// Inference and the pin search of x[s0..s(n-1)] + y[t0..t(n-1)]: n requirements over 2n symbols.
+void BM_PinSearchIndependentDims(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::string x, y;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&x, i == 0 ? "" : ",", "s", i);
+    absl::StrAppend(&y, i == 0 ? "" : ",", "t", i);
+  }
+  auto model = ir::LoadModelFromBytes(
+      absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[", x, "] x, float[", y,
+                   "] y) => (float[?] z) {\n  z = Add (x, y)\n}\n"),
+      "wide.onnxtxt", ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(n);
+  for (auto _ : state) {
+    sym::InternScope scope;
+    const infer::Inference inference = infer::Infer(**model);
+    benchmark::DoNotOptimize(lint::FindPins(inference, inference.InputSymbols()));
+  }
+}
+BENCHMARK(BM_PinSearchIndependentDims)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
+
+// A metadata entry of IR version 10, which the onnx.proto this builds against lacks: written as
+// the unknown field the loader reads it from.
+void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,
+                 const std::string& value) {
+  ONNX_NAMESPACE::StringStringEntryProto entry;
+  entry.set_key(key);
+  entry.set_value(value);
+  message->GetReflection()->MutableUnknownFields(message)->AddLengthDelimited(
+      number, entry.SerializeAsString());
+}
+
+// Linting x[B, T, 8] + pos[1, 16, 8], where pos was folded from n / 10 module values that a
+// graph signature of n parameters lists.
+void BM_LintFoldedFromSignature(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* type = x->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  type->mutable_shape()->add_dim()->set_dim_param("B");
+  type->mutable_shape()->add_dim()->set_dim_param("T");
+  type->mutable_shape()->add_dim()->set_dim_value(8);
+  auto* pos = g->add_initializer();
+  pos->set_name("pos");
+  pos->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (int d : {1, 16, 8}) pos->add_dims(d);
+  pos->mutable_float_data()->Resize(16 * 8, 0.5f);
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("x");
+  add->add_input("pos");
+  add->add_output("y");
+  g->add_output()->set_name("y");
+  std::string from = "[", signature;
+  for (int i = 0; i < n; ++i) {
+    if (i < n / 10) absl::StrAppend(&from, i == 0 ? "" : ", ", "'m", i, ".w'");
+    absl::StrAppend(&signature, "p_m", i, "_w: PARAMETER target='m", i, ".w'\n");
+  }
+  from += "]";
+  auto* info = g->add_value_info();
+  info->set_name("pos");
+  AddMetadata(info, 4, "pkg.onnxscript.optimizer.folded_from", from);
+  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.graph_signature", signature);
+  auto model = ir::LoadModelFromBytes(m.SerializeAsString(), "folded.onnx");
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(n);
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
+}
+BENCHMARK(BM_LintFoldedFromSignature)->Arg(200000)->Arg(400000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace shapelint
