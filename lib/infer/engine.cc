@@ -94,7 +94,6 @@ class Propagator : public SubgraphRunner {
                                         kNewestModelledOpset, ", the newest modelled")});
     }
     out_.graph = &g;
-    subgraph_budget_ = kSubgraphWorkBase + kSubgraphRunsPerNode * SubgraphNodes(g);
     out_.facts.assign(g.num_values(), TensorFact{});
     adopted_.assign(g.num_values(), false);
     Scope scope{&g, &out_.facts, nullptr, true};
@@ -119,6 +118,9 @@ class Propagator : public SubgraphRunner {
     // A Loop or Scan infers its body twice where an iteration changes a shape, so each level of
     // such nesting doubles the work: past the budget, a body is not inferred at all.
     const int64_t work = 1 + body.num_nodes();
+    if (subgraph_budget_ < 0) {  // counted at the first run: a model without subgraphs pays nothing
+      subgraph_budget_ = kSubgraphWorkBase + kSubgraphRunsPerNode * SubgraphNodes(*out_.graph);
+    }
     if (subgraph_work_ + work > subgraph_budget_) {
       if (!budget_noted_) {
         budget_noted_ = true;
@@ -382,7 +384,7 @@ class Propagator : public SubgraphRunner {
   static constexpr int kMaxCapNotes = 10;  // one per node, and no flood on a hostile model
   int cap_notes_ = 0;
   bool nesting_noted_ = false;
-  int64_t subgraph_budget_ = 0;
+  int64_t subgraph_budget_ = -1;
   int64_t subgraph_work_ = 0;  // node visits and runs of subgraphs so far
   bool budget_noted_ = false;
 };
