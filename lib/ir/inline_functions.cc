@@ -214,7 +214,7 @@ class Inliner {
       for (const auto& out : n.output()) inner.push_back(&out);
     });
     for (int k = 1;; ++k) {
-      const std::string prefix = k == 1 ? base + "/" : absl::StrCat(base, "_", k, "/");
+      std::string prefix = k == 1 ? base + "/" : absl::StrCat(base, "_", k, "/");
       if (std::none_of(inner.begin(), inner.end(),
                        [&](const std::string* name) { return taken_.contains(prefix + *name); })) {
         return prefix;
