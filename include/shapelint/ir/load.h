@@ -18,7 +18,10 @@ enum class ModelFormat {
   kText,    // ONNX text format (onnx::OnnxParser)
 };
 
-// Reads and validates the model at `path`; "-" reads standard input. Errors name the path.
+// Reads and validates the model at `path`; "-" reads standard input (std::cin's buffer).
+// Errors name the path. Input of more than 2 GiB - 1 bytes, protobuf's limit, is refused once
+// that much is read (a regular file: from its size), so that a device or pipe without end
+// (/dev/zero) ends in an error.
 // External-data files are never opened: initializers keep their dtype and dims without them
 // (and, in the main graph of a binary model, lose their external_data entries: where the bytes
 // are is never read).
