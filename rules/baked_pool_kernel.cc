@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
 #include "lint/provenance.h"
+#include "lint/recorded_sizes.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -439,6 +440,16 @@ class BakedPoolKernel : public Rule {
     if (in == nullptr || !in->shape || in->shape->size() != kernel.size() + kSpatialBegin) {
       return std::nullopt;
     }
+    // The axes whose output size the recorded line fixes: adaptive_avg_pool2d(x, (None, 3))
+    // keeps the first axis's size, and (None, None) is the identity. All of them when the line
+    // does not say (nn.AdaptiveAvgPool2d called as a module).
+    const std::optional<SourceLocation> source = SourceOf(n);
+    const std::vector<std::optional<int64_t>> recorded =
+        source ? AdaptiveOutputSize(source->code, kernel.size())
+               : std::vector<std::optional<int64_t>>{};
+    auto fixed = [&](size_t axis) {
+      return recorded.empty() || recorded[axis - kSpatialBegin].has_value();
+    };
     sym::Binding base = analysis.witness();
     for (const auto& [s, v] : analysis.example().values()) base.Set(s, v);
     const auto pooled = SizesWhereTheWindowFits(analysis, n, *in, base);
@@ -446,7 +457,7 @@ class BakedPoolKernel : public Rule {
     // The first spatial symbol whose growth by whole windows grows the pooled map.
     for (size_t axis = kSpatialBegin; axis < in->shape->size(); ++axis) {
       const sym::MaybeExpr& dim = (*in->shape)[axis];
-      if (!dim || dim->IsConstant()) continue;
+      if (!dim || dim->IsConstant() || !fixed(axis)) continue;
       for (const std::string& symbol : dim->Symbols()) {
         const int64_t at = base.Get(symbol).value_or(1);
         const int64_t step = kernel[std::min(axis - kSpatialBegin, kernel.size() - 1)];

@@ -59,11 +59,6 @@ constexpr double kMinClassesRecallWithExportDims = 0.57;
 const std::set<std::string> kKnownFalseErrors = {
     "timm_efficientformer_l1.ts.slim.onnx",
     "hf_clip_vision.ts.slim.onnx",
-    // F.adaptive_avg_pool2d(x, (None, None)) under dynamo: an AveragePool of kernel 1, stride 1,
-    // the identity at every size (ORT and eager agree at the counterexample too). SL001 reads
-    // adaptive_avg_pool2d in the recorded stack trace and takes the pooled size for fixed, but
-    // with None for every axis it follows the input.
-    "aap2d_f_nonenone.dynamo.onnx",
 };
 
 struct Score {
