@@ -259,11 +259,10 @@ void ScoreModel(const std::string& file, const json& label, bool with_export_dim
   }
   ++score.breaking;
   if (!errors.empty()) ++score.caught;
-  const bool shape_visible = std::any_of(label["runs"].begin(), label["runs"].end(),
-                                         [](const json& run) {
-                                           return run["verdict"] == "ORT fails" ||
-                                                  run["verdict"] == "wrong shape";
-                                         });
+  const bool shape_visible =
+      std::any_of(label["runs"].begin(), label["runs"].end(), [](const json& run) {
+        return run["verdict"] == "ORT fails" || run["verdict"] == "wrong shape";
+      });
   if (shape_visible && label["exporter"] == "dynamo") {
     ++score.dynamo_shape_visible;
     score.dynamo_shape_visible_caught += !errors.empty();
