@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -62,43 +67,55 @@ bool OpaqueSymbol(absl::string_view name) {
   });
 }
 
-// True when `word` stands in `text` as a whole name (not inside "s530" or "xs53").
-bool NamesWord(absl::string_view text, absl::string_view word) {
-  auto part_of_name = [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
-  };
-  for (size_t at = text.find(word); at != absl::string_view::npos; at = text.find(word, at + 1)) {
-    const size_t end = at + word.size();
-    if ((at == 0 || !part_of_name(text[at - 1])) &&
-        (end == text.size() || !part_of_name(text[end]))) {
-      return true;
+// The input axis of every made-up symbol (Finding::symbol_axes), the first axis declaring it,
+// in input order. Built once per model, so that a finding pays for the names it uses, not for
+// the model's rank (a rank-10,000 input gives as many findings).
+class SymbolAxes {
+ public:
+  explicit SymbolAxes(const infer::Inference& inference) {
+    for (const infer::InputDim& d : inference.input_dims) {
+      const std::optional<std::string_view> symbol = d.dim ? d.dim->AsSymbol() : std::nullopt;
+      if (!symbol) continue;
+      std::string s(*symbol);
+      if (!OpaqueSymbol(s) || index_.contains(s)) continue;
+      index_.emplace(s, axes_.size());
+      axes_.emplace_back(std::move(s), absl::StrCat(d.input, " axis ", d.axis));
     }
   }
-  return false;
-}
 
-// Names the input axis of every made-up symbol a finding speaks of (Finding::symbol_axes).
-void NameSymbolAxes(const Analysis& analysis, Finding& f) {
-  std::vector<std::string> named;
-  for (const infer::InputDim& d : analysis.inference().input_dims) {
-    const std::optional<std::string_view> symbol = d.dim ? d.dim->AsSymbol() : std::nullopt;
-    if (!symbol) continue;
-    const std::string s(*symbol);
-    if (!OpaqueSymbol(s)) continue;
-    if (std::find(named.begin(), named.end(), s) != named.end()) continue;
-    bool spoken = NamesWord(f.message, s) ||
-                  std::find(f.symbols.begin(), f.symbols.end(), s) != f.symbols.end();
+  // Names those the finding uses: in its symbols, witness and counterexample, or as a whole
+  // word of its message (not inside "s530" or "xs53").
+  void Name(Finding& f) const {
+    if (axes_.empty()) return;
+    std::set<size_t> spoken;
+    auto use = [&](const std::string& s) {
+      if (auto it = index_.find(s); it != index_.end()) spoken.insert(it->second);
+    };
+    for (const std::string& s : f.symbols) use(s);
     if (f.counterexample) {
-      for (const auto& [b, v] : f.counterexample->binding) spoken |= b == s;
+      for (const auto& [s, size] : f.counterexample->binding) use(s);
     }
     if (f.witness) {
-      for (const SymbolRange& r : f.witness->ranges) spoken |= r.symbol == s;
+      for (const SymbolRange& r : f.witness->ranges) use(r.symbol);
     }
-    if (!spoken) continue;
-    named.push_back(s);
-    f.symbol_axes.emplace_back(s, absl::StrCat(d.input, " axis ", d.axis));
+    const std::string& text = f.message;
+    for (size_t i = 0; i < text.size();) {
+      size_t end = i;
+      while (end < text.size() && PartOfName(text[end])) ++end;
+      if (end > i) use(text.substr(i, end - i));
+      i = end + 1;
+    }
+    for (size_t i : spoken) f.symbol_axes.push_back(axes_[i]);
   }
-}
+
+ private:
+  static bool PartOfName(char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  }
+
+  std::vector<std::pair<std::string, std::string>> axes_;  // symbol -> "x axis 2"
+  absl::flat_hash_map<std::string, size_t> index_;         // symbol -> its place in axes_
+};
 
 // A rule reports at most at its level (its doc page's "Severity:"): more is a bug in the rule.
 absl::Status CheckLevels(const Rule& rule, absl::Span<const Finding> findings) {
@@ -163,13 +180,14 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
     matchers.push_back(rules.back().get());
   }
   analysis.AssignCauses(matchers);
+  const SymbolAxes symbol_axes(analysis.inference());
   std::vector<Finding> findings;
   for (const auto& rule : rules) {
     const size_t before = findings.size();
     rule->Check(analysis, findings);
     for (size_t i = before; i < findings.size(); ++i) {
       ApplySeverityPolicy(findings[i]);
-      NameSymbolAxes(analysis, findings[i]);
+      symbol_axes.Name(findings[i]);
     }
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
     if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
