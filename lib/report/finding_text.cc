@@ -70,10 +70,6 @@ std::string WhatText(const lint::Counterexample& cx, const TextStyle& style) {
 
 std::string AsIs(std::string_view s) { return std::string(s); }
 
-namespace {
-
-// The code point of the valid UTF-8 sequence at s[i] and its length; nullopt for a byte that
-// starts none (a stray continuation, an overlong form, a surrogate, past U+10FFFF, cut short).
 std::optional<std::pair<uint32_t, size_t>> DecodeUtf8(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   const unsigned char lead = byte(0);
@@ -96,6 +92,8 @@ std::optional<std::pair<uint32_t, size_t>> DecodeUtf8(std::string_view s, size_t
   if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return std::nullopt;
   return std::pair{code, len};
 }
+
+namespace {
 
 // Controls that act on the text around them instead of showing: C1, the bidirectional marks,
 // embeddings, overrides and isolates, and the line and paragraph separators.

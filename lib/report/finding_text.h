@@ -5,8 +5,10 @@
 #define SHAPELINT_LIB_REPORT_FINDING_TEXT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shapelint/lint/finding.h"
@@ -23,6 +25,10 @@ struct TextStyle {
 
 // The identity, for formats that escape the text themselves.
 std::string AsIs(std::string_view s);
+
+// The code point of the valid UTF-8 sequence at s[i] and its length; nullopt for a byte that
+// starts none (a stray continuation, an overlong form, a surrogate, past U+10FFFF, cut short).
+std::optional<std::pair<uint32_t, size_t>> DecodeUtf8(std::string_view s, size_t i);
 
 // Text from a model made safe for a terminal or a plain-text log: C0 controls (but tab) and DEL
 // as "\x1b", C1 controls (U+0085, U+009B) and the invisible controls that reorder or break

@@ -303,12 +303,8 @@ std::string Html(std::string_view text) {
       }
       continue;
     }
-    // Valid UTF-8 from here on (AsWrittenInJson): a lead byte and its continuation bytes.
-    const size_t len = c >= 0xf0 ? 4 : (c >= 0xe0 ? 3 : 2);
-    uint32_t code = c & (0x7f >> len);
-    for (size_t k = 1; k < len && i + k < clean.size(); ++k) {
-      code = (code << 6) | (static_cast<unsigned char>(clean[i + k]) & 0x3f);
-    }
+    // Valid UTF-8 from here on (AsWrittenInJson); a byte that were not would stand for itself.
+    const auto [code, len] = DecodeUtf8(clean, i).value_or(std::pair<uint32_t, size_t>{c, 1});
     // C1 controls and noncharacters: parse errors in an HTML document.
     if (code <= 0x9f || (code >= 0xfdd0 && code <= 0xfdef) || (code & 0xfffe) == 0xfffe) {
       out += absl::StrFormat("\\u%04x", code);
