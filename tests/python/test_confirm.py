@@ -81,6 +81,43 @@ class VerdictTest(unittest.TestCase):
         v = self.verdict(outcome((2, 3, 2, 3)), None)
         self.assertEqual(v["verdict"], "not confirmed")
 
+    def test_a_failure_at_the_export_sizes_too_confirms_nothing(self):
+        # A model that fails at every size: the counterexample's failure is no bake.
+        control = outcome(error="Add: incompatible dimensions")
+        for eager in (None, outcome((3, 108))):
+            v = confirm.verdict(outcome(error="Add: incompatible dimensions", node="add"), eager,
+                                Counterexample.VALUE, FakeRunner(), control)
+            self.assertEqual(v["verdict"], "not confirmed")
+            self.assertEqual(v["detail"], "ONNX Runtime fails at the export sizes too (Add: "
+                             "incompatible dimensions): a failure there is not a size baked in "
+                             "(docs/severity.md)")
+        # Where the export sizes run, the same failure confirms.
+        v = confirm.verdict(outcome(error="bad", node="add"), None, Counterexample.VALUE,
+                            FakeRunner(), outcome((2, 3, 2, 3)))
+        self.assertEqual(v["verdict"], "confirmed")
+
+    def test_an_error_outside_the_runtime_is_no_verdict(self):
+        internal = _runs.Outcome(error="UnicodeDecodeError: 'utf-8' codec can't decode byte "
+                                 "0xff in position 3", internal=True)
+        v = self.verdict(internal, None)
+        self.assertEqual((v["verdict"], v["detail"]), (
+            "not run", "the run failed outside ONNX Runtime (UnicodeDecodeError: 'utf-8' codec "
+            "can't decode byte 0xff in position 3): no verdict on the model"))
+        # PyTorch's shapes are still held against the graph's, evaluated statically.
+        v = self.verdict(internal, outcome((2, 3, 2, 3)))
+        self.assertEqual(v["verdict"], "confirmed")
+        self.assertIn("PyTorch runs at these sizes and returns (2, 3, 2, 3)", v["detail"])
+
+    def test_the_worker_tells_the_runtimes_refusals_from_other_errors(self):
+        from onnx_shapelint import _ort_worker
+
+        refusal = type("InvalidArgument", (Exception,),
+                       {"__module__": "onnxruntime.capi.onnxruntime_pybind11_state"})
+        self.assertEqual(_ort_worker._failure_kind(refusal("bad dims")), "error")
+        self.assertEqual(_ort_worker._failure_kind(UnicodeDecodeError("utf-8", b"\xff", 0, 1,
+                                                                      "bad")), "internal")
+        self.assertEqual(_ort_worker._failure_kind(TypeError("feed")), "internal")
+
     def test_pytorch_alone_against_the_static_evaluation(self):
         v = self.verdict(None, outcome((2, 3, 2, 3)))
         self.assertEqual(v["verdict"], "confirmed")

@@ -238,6 +238,75 @@ class RequestedAxesTest(unittest.TestCase):
         # At batch 2 the eager module returns (2, 3); the file refuses the input.
         self.assertEqual(st001["confirmation"]["eager"], [[2, 3]])
 
+    def export_static(self, module, shape, axes):
+        """export() of `module` at `shape` with `axes` ({axis: name}) asked dynamic, through an
+        exporter replaced by one that writes a graph declaring every axis static."""
+        import onnx
+        from onnx import TensorProto, helper
+
+        def write(model, args, f, **kw):
+            graph = helper.make_graph(
+                [helper.make_node("Identity", ["x"], ["y"])], "g",
+                [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+                [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))])
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+            model.ir_version = 8
+            onnx.save(model, f)
+
+        with tempfile.TemporaryDirectory() as directory:
+            with mock.patch.object(torch.onnx, "export", write):
+                return shapelint_torch.export(module, (torch.randn(*shape),),
+                                              f=os.path.join(directory, "m.onnx"),
+                                              dynamic_axes={"x": axes}, dynamo=False)
+
+    def test_a_stride_2_module_is_tried_at_even_sizes_before_the_request_is_dropped(self):
+        # Pooled by 2, upsampled by 2 and concatenated with its input (a UNet's skip): eager
+        # PyTorch fails at 33 and runs at 34. The axis came out static: an error, with the
+        # counterexample at 34, not a note that the module takes only 32.
+        class Skip(torch.nn.Module):
+            def forward(self, x):
+                y = torch.nn.functional.interpolate(torch.nn.functional.max_pool2d(x, 2),
+                                                    scale_factor=2.0)
+                return torch.cat([x, y], 1)
+
+        report = self.export_static(Skip(), (1, 3, 32, 32), {2: "height", 3: "width"})
+        st001 = [f for f in report.findings if f["rule"] == "ST001"]
+        self.assertEqual([f["severity"] for f in st001], ["error", "error"])
+        self.assertEqual([f["counterexample"]["inputs"] for f in st001],
+                         [{"x": [1, 3, 34, 32]}, {"x": [1, 3, 32, 34]}])
+        self.assertEqual(st001[0]["confirmation"]["eager"], [[1, 6, 34, 32]])
+
+    def test_one_name_moves_its_axes_together(self):
+        class Square(torch.nn.Module):
+            def forward(self, x):
+                return x + x.transpose(2, 3)
+
+        report = self.export_static(Square(), (1, 2, 8, 8), {2: "side", 3: "side"})
+        st001 = [f for f in report.findings if f["rule"] == "ST001"]
+        self.assertEqual([f["counterexample"]["inputs"] for f in st001], [{"x": [1, 2, 9, 9]}] * 2)
+        self.assertEqual([f["severity"] for f in st001], ["error", "error"])
+
+    def test_a_module_that_takes_one_size_only_is_a_note_naming_the_sizes_tried(self):
+        class Flat(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(3 * 8 * 8, 4)
+
+            def forward(self, x):
+                return self.fc(x.flatten(1))
+
+        report = self.export_static(Flat(), (1, 3, 8, 8), {2: "height"})
+        st001 = [f for f in report.findings if f["rule"] == "ST001"]
+        self.assertEqual(st001[0]["severity"], "note")
+        self.assertEqual(st001[0]["counterexample"]["inputs"], {"x": [1, 3, 9, 8]})
+        notes = [n["message"] for n in st001[0]["notes"]]
+        self.assertIn("PyTorch refuses every size tried on this axis: 9, 10, 12, 16, 32", notes)
+
+    def test_static_axis_sizes(self):
+        self.assertEqual(shapelint_torch.static_axis_sizes(32), [33, 34, 36, 40, 48, 64])
+        self.assertEqual(shapelint_torch.static_axis_sizes(7), [8, 16, 32, 14])
+        self.assertEqual(shapelint_torch.static_axis_sizes(32, high=40), [33, 34, 36, 40])
+
     def test_requested_axes_read_from_dynamic_axes_and_dynamic_shapes(self):
         x, mask = torch.zeros(2, 5), torch.ones(2, 5, dtype=torch.int64)
         examples = shapelint_torch.examples_of(torch.nn.Identity(), (x,), {"mask": mask})

@@ -8,7 +8,8 @@ Run as `python _ort_worker.py`. One process serves every session of its caller. 
 pickled over a pipe, one answer to each request:
   ("load", path)         -> ("ready", session id) or ("error", text)
   ("run", id, {input: array})
-                         -> ("outputs", [array, ...]) or ("error", text)
+                         -> ("outputs", [array, ...]), ("error", text) when the runtime
+                            refuses the run, or ("internal", text) when it failed outside it
   ("drop", id)           -> ("dropped", None)
 until its input ends. It needs onnxruntime and numpy, not the onnx_shapelint package.
 """
@@ -68,9 +69,20 @@ def _answer(sessions, request, next_id):
         return ("ready", next_id)
     try:
         outputs = [np.asarray(o) for o in sessions[request[1]].run(None, request[2])]
-    except Exception as error:  # ORT raises its own types; any of them is a failing run
-        return ("error", str(error))
+    except Exception as error:
+        kind = _failure_kind(error)
+        return (kind, "%s: %s" % (type(error).__name__, error) if kind == "internal" else
+                str(error))
     return ("outputs", outputs)
+
+
+def _failure_kind(error):
+    """"error" for a run the runtime refused (it raises exceptions of its own types), and
+    "internal" for one that failed outside it: Python failing to decode the runtime's message
+    (a name in the model that is not UTF-8), a feed of the wrong type. Only the first is a
+    verdict on the model."""
+    module = type(error).__module__ or ""
+    return "error" if module.split(".")[0] == "onnxruntime" else "internal"
 
 
 def main():

@@ -209,6 +209,8 @@ class OrtProcess:
             return Outcome(error=first_line(error, 400))
         if kind == "outputs":
             return Outcome(value)
+        if kind == "internal":
+            return Outcome(error=first_line(value, 400), internal=True)
         return failure(value)
 
     def close(self):
@@ -262,10 +264,13 @@ def relaxed_session(path, axes):
 
 
 class Outcome:
-    """One side of a run: the outputs, or the error and (for ORT) the node it names."""
+    """One side of a run: the outputs, or the error and (for ORT) the node it names. `internal`
+    marks an error raised outside the runtime (see _ort_worker._failure_kind): the run says
+    nothing of the model."""
 
-    def __init__(self, outputs=None, error=None, node=None):
+    def __init__(self, outputs=None, error=None, node=None, internal=False):
         self.outputs, self.error, self.node = outputs, error, node
+        self.internal = internal
 
     @property
     def shapes(self):

@@ -62,6 +62,16 @@ class Runner:
     def runs_anything(self):
         return self.session is not None or self.eager is not None
 
+    def eager_fails(self, shapes, seed):
+        """True when the eager module refuses inputs of `shapes`; False without a module."""
+        if self.eager is None:
+            return False
+        try:
+            self.eager(_runs.make_inputs(self.kinds, shapes, seed))
+        except Exception:  # the module refusing these sizes is the answer
+            return True
+        return False
+
     def run(self, shapes, seed, as_declared=False):
         """(ORT's outcome, eager's outcome), each None when that side cannot run."""
         self.runs += 1
@@ -100,15 +110,27 @@ def _declared_outputs(counterexample):
     return [tuple(o["expected"]) for o in outputs]
 
 
-def verdict(ort, eager, counterexample, runner):
+def verdict(ort, eager, counterexample, runner, control=None):
     """The confirmation of one counterexample: a dict with verdict, detail and what each side
-    returned."""
+    returned. `control` is ONNX Runtime's Outcome at the export sizes, where it ran: a run
+    that fails there too, or fails outside the runtime, confirms nothing."""
     out = {"onnxruntime": runner.ort_version, "inputs": counterexample["inputs"]}
     if ort is not None:
         out["ort"] = ort.error if ort.error else [list(s) for s in ort.shapes]
     if eager is not None:
         out["eager"] = eager.error if eager.error else [list(s) for s in eager.shapes]
     text = _runs.shape_text
+    if ort is not None and ort.internal:
+        if eager is None or eager.error:
+            out.update(verdict=NOT_RUN, detail="the run failed outside ONNX Runtime (%s): "
+                       "no verdict on the model" % ort.error)
+            return out
+        ort = None  # PyTorch's shapes are still compared with the graph's, statically
+    if control is not None and control.error and ort is not None:
+        out.update(verdict=NOT_CONFIRMED,
+                   detail="ONNX Runtime fails at the export sizes too (%s): a failure there "
+                   "is not a size baked in (docs/severity.md)" % control.error)
+        return out
     if eager is not None and eager.error:
         out.update(verdict=NOT_CONFIRMED,
                    detail="PyTorch fails too at these sizes (%s): the module does not take them"
@@ -170,14 +192,26 @@ def _why_not_run(runner):
     return "onnxruntime is not installed (pip install onnxruntime)"
 
 
-def confirm_findings(report, runner):
+def control_run(runner, shapes):
+    """ONNX Runtime's Outcome at the export sizes `shapes` ({input: dims}), on the graph as
+    linted, or None where it cannot run or the sizes are not known."""
+    if shapes is None or runner.relaxed_session is None or set(shapes) != set(runner.kinds):
+        return None
+    outcome = runner.relaxed_session.run(_runs.make_inputs(runner.kinds, shapes, SEED))
+    return None if outcome.internal else outcome
+
+
+def confirm_findings(report, runner, control=None):
     """Runs each error's counterexample and attaches the verdict as finding["confirmation"].
     With the module at hand, the verdict also settles the severity of the linter's findings:
     an error whose counterexample does not break (PyTorch refuses the sizes too, or both sides
     agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note that a
     weight fixes a size (SL004) whose counterexample PyTorch runs while ONNX Runtime does not
-    agree becomes an error (a branch of the module the trace did not take)."""
+    agree becomes an error (a branch of the module the trace did not take). `control`, the
+    input shapes at the export sizes ({input: dims}), is run first: where ONNX Runtime fails
+    there too, its failures confirm nothing."""
     done, broken = {}, set()
+    at_export = control_run(runner, control)
     # Errors first: a note whose counterexample an error already breaks at is that error's
     # consequence (a Reshape's baked batch reaching a Linear), not a second cause.
     ordered = sorted(report.findings, key=lambda f: f["severity"] != "error")
@@ -197,7 +231,7 @@ def confirm_findings(report, runner):
         if key not in done:
             done[key] = (runner.run(shapes, SEED, as_declared) if runner.runs_anything else
                          (None, None))
-        result = verdict(*done[key], counterexample, runner)
+        result = verdict(*done[key], counterexample, runner, at_export)
         if finding["severity"] == "error" and result["verdict"] == CONFIRMED:
             broken.add(key[1])
         if finding["rule"].startswith("ST") or runner.eager is None:
@@ -428,12 +462,26 @@ def confirm(model, dims=None, *, eager=None, kinds=None, select=None, ignore=Non
     inputs = _core.inputs(path)
     if kinds is None:
         kinds = {i["name"]: _runs.InputKind.of_onnx_type(i["elem_type"]) for i in inputs}
+    centre = centre_of(inputs, dims, report)
     with Runner(path, kinds, eager) as runner:
-        confirm_findings(report, runner)
-        report.probes = dynamic_check(report, path, runner, centre_of(inputs, dims, report),
-                                      ranges_of(inputs))
+        confirm_findings(report, runner, export_shapes(inputs, centre))
+        report.probes = dynamic_check(report, path, runner, centre, ranges_of(inputs))
         report.runs = runner.runs
     return report
+
+
+def export_shapes(inputs, centre):
+    """{input: dims} at the export sizes `centre` ({symbol: size}), or None when a dim of an
+    input is neither a number nor a symbol `centre` sizes."""
+    shapes = {}
+    for i in inputs:
+        if i["dims"] is None:
+            return None
+        dims = [d if isinstance(d, int) else centre.get(d) for d in i["dims"]]
+        if any(d is None for d in dims):
+            return None
+        shapes[i["name"]] = dims
+    return shapes
 
 
 def ranges_of(inputs):

@@ -241,6 +241,55 @@ def _static_axis_finding(graph_name, r, size, shapes):
                     % (graph_name, r.axis, asked, size), notes, fix, [symbol], counterexample)
 
 
+# The sizes ST001 tries before concluding that the module takes only the declared one: the next
+# size, then the next multiples of the strides a network usually downsamples by (a UNet that
+# halves its map four times runs at multiples of 16 only), then twice the size. The first that
+# eager PyTorch runs is the counterexample; where it refuses them all, the module's contract is
+# the declared size (settle_requests).
+_STATIC_AXIS_MULTIPLES = (2, 4, 8, 16, 32)
+
+
+def static_axis_sizes(size, low=None, high=None):
+    """The sizes to try on an axis that came out static at `size`, in order, within the bounds
+    the caller asked for."""
+    sizes = [size + 1] + [size - size % m + m for m in _STATIC_AXIS_MULTIPLES] + [size * 2]
+    out = []
+    for s in sizes:
+        if s not in out and s != size and (low is None or s >= low) and (high is None or
+                                                                         s <= high):
+            out.append(s)
+    return out
+
+
+def _moved_inputs(shapes, axes, moved):
+    inputs = {n: list(s) for n, s in shapes.items()}
+    for name, axis in axes:
+        inputs[name][axis] = moved
+    return inputs
+
+
+def _settle_static_sizes(runner, static, shapes):
+    """Moves each ST001 counterexample to the first size of static_axis_sizes that eager
+    PyTorch runs at, so that a module that takes only even sizes (stride 2) is not read as one
+    that takes only the declared size. `static` holds (finding, [(input, axis)], size, request);
+    the axes of one request name move together. Where eager refuses every size, the
+    counterexample stays at the next size and the finding says which sizes were tried."""
+    if runner.eager is None:
+        return
+    for finding, axes, size, r in static:
+        tried = static_axis_sizes(size, r.low, r.high)
+        for moved in tried:
+            inputs = _moved_inputs(shapes, axes, moved)
+            if not runner.eager_fails(inputs, _confirm.SEED):
+                finding["counterexample"].update(binding={finding["symbols"][0]: moved},
+                                                 inputs=inputs)
+                break
+        else:
+            if len(tried) > 1:
+                finding["notes"].append({"message": "PyTorch refuses every size tried on this "
+                                         "axis: %s" % ", ".join(map(str, tried)), "node": None})
+
+
 def _narrowed_finding(graph_name, r, symbol, recorded):
     low, high = recorded
     text = "[%s, %s]" % (low, "int_oo" if high is None else high)
@@ -367,7 +416,7 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
     example_name = {id(e): n for n, e in matched.items()}
     shapes = {n: e.shape for n, e in matched.items()}
     declared = {i["name"]: i for i in inputs}
-    extra, dynamic, narrowed = [], [], []
+    extra, dynamic, narrowed, static = [], [], [], []
     requested = requested_axes(examples, dynamic_shapes, dynamic_axes,
                                options.get("input_names"))
     for r in requested:
@@ -378,12 +427,18 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
         if isinstance(dim, int):
             extra.append(_static_axis_finding(graph_name, r, dim, shapes))
             dynamic.append((graph_name, r.axis, r.name) if r.name else (graph_name, r.axis))
+            static.append((extra[-1], [(graph_name, r.axis)], dim, r))
         elif isinstance(dim, str) and dim in declared[graph_name]["ranges"]:
             recorded = declared[graph_name]["ranges"][dim]
             if _narrowed(r, recorded):
                 extra.append(_narrowed_finding(graph_name, r, dim, recorded))
                 narrowed.append((extra[-1], graph_name, r.axis, _outside(r, recorded)))
 
+    # Axes asked for under one name are one size: they move together.
+    own = [(axes[0], r) for _, axes, _, r in static]
+    for _, axes, _, r in static:
+        axes[:] = [axis for axis, other in own
+                   if other is r or (r.name and other.name == r.name)]
     export_dims = ["%s=%s" % (n, "x".join(str(d) for d in s)) for n, s in shapes.items()]
     report = Report.of_file(target, export_dims=export_dims or None, dynamic=dynamic or None,
                             select=select, ignore=ignore)
@@ -398,7 +453,8 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
             relaxed.setdefault(axis[0], []).append(axis[1])
         with _confirm.Runner(target, _kinds(inputs, matched),
                              _Eager(torch, model, args, kwargs, matched), relaxed) as runner:
-            _confirm.confirm_findings(report, runner)
+            _settle_static_sizes(runner, static, shapes)
+            _confirm.confirm_findings(report, runner, control=shapes)
             centre = {}
             for name, shape in shapes.items():
                 for d, size in zip(declared[name]["dims"] or [], shape):
