@@ -29,6 +29,7 @@ class SpecializedDim : public Rule {
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     const ir::Graph& graph = analysis.model().graph();
+    const std::vector<std::string> followed = FollowedByFix(analysis.model());
     std::vector<std::string> reported;
     // In input order, each symbol at the first input dim it names.
     for (const infer::InputDim& d : analysis.inference().input_dims) {
@@ -42,8 +43,10 @@ class SpecializedDim : public Rule {
       }
       reported.push_back(symbol);
       if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
-      out.push_back(Report(analysis, graph, d, symbol, it->second,
-                           GraphRequires(analysis, symbol, it->second)));
+      Finding f = Report(analysis, graph, d, symbol, it->second,
+                         GraphRequires(analysis, symbol, it->second));
+      if (std::binary_search(followed.begin(), followed.end(), symbol)) Repaired(f, symbol);
+      out.push_back(std::move(f));
     }
   }
 
@@ -72,6 +75,27 @@ class SpecializedDim : public Rule {
       if (r.symbol == symbol && r.min == size && r.max == size) return true;
     }
     return false;
+  }
+
+  // `onnx-shapelint fix` made the graph follow `symbol` where the trace had baked its size, and
+  // said so in the model's metadata: the record is of the graph before the fix, an annotation
+  // that no longer describes it. A note, without the declaration fix that would undo the repair;
+  // a failure the graph still shows keeps its counterexample for the reader.
+  static void Repaired(Finding& f, const std::string& symbol) {
+    if (const size_t held = f.message.find(": the graph holds"); held != std::string::npos) {
+      f.message.resize(held);
+      f.message += ": a record of the graph before onnx-shapelint fix";
+    }
+    f.evidence = Evidence::kWrongAnnotation;
+    f.fix_it.reset();
+    f.notes.insert(f.notes.begin(),
+                   {absl::StrCat("onnx-shapelint fix has made the graph follow ", symbol,
+                                 " where the trace had baked its size (metadata '",
+                                 std::string(kFixFollowedKey),
+                                 "'): the record is of the graph before the fix; values that no "
+                                 "op shows may still hold the old size, which a run of the module "
+                                 "at other sizes settles (onnx-shapelint confirm)"),
+                    std::nullopt});
   }
 
   // The first node, in topological order, that reads the input.

@@ -1,6 +1,4 @@
 // `onnx-shapelint fix`: the thin command over lint::Fix.
-#include <filesystem>
-
 #include "shapelint/lint/fix.h"
 #include "tools/cli.h"
 #include "tools/help.h"
@@ -11,12 +9,6 @@
 
 namespace shapelint::cli {
 namespace {
-
-std::string Directory(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::absolute(path, ec).parent_path();
-  return std::filesystem::weakly_canonical(p, ec).string();
-}
 
 std::string Label(const lint::Finding& f) {
   return absl::StrCat(f.rule, " ", f.node.op_type, " '", f.node.label, "'");
@@ -79,16 +71,19 @@ int RunFix(const std::vector<std::string>& args, std::ostream& out, std::ostream
     err << kProgram << ": error: " << result.status().message() << "\n";
     return kExitError;
   }
-  if (options.output && !options.diff && result->has_external_data && result->changed &&
-      Directory(path) != Directory(*options.output)) {
-    err << kProgram << ": error: " << path
-        << ": its weights are in external files found relative to it; write the fixed model in "
-           "the same directory\n";
-    return kExitError;
+  std::string written = result->model;
+  if (options.output && !options.diff) {
+    absl::StatusOr<std::string> moved =
+        lint::MoveExternalData(result->model, path, *options.output);
+    if (!moved.ok()) {
+      err << kProgram << ": error: " << moved.status().message() << "\n";
+      return kExitError;
+    }
+    written = *std::move(moved);
   }
   PrintResult(path, *result, options.diff, out);
   if (options.output && !options.diff) {
-    if (absl::Status st = WriteFileAtomically(*options.output, result->model); !st.ok()) {
+    if (absl::Status st = WriteFileAtomically(*options.output, written); !st.ok()) {
       err << kProgram << ": error: " << st.message() << "\n";
       return kExitError;
     }

@@ -13,9 +13,8 @@
 namespace shapelint::ir {
 namespace {
 
-// StringStringEntryProto's fields.
-constexpr uint64_t kEntryKey = 1;
-constexpr uint64_t kEntryValue = 2;
+using wire::kEntryKey;
+using wire::kEntryValue;
 
 // Calls `f` with the content of each length-delimited field `number` of `message`.
 template <typename F>

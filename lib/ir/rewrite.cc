@@ -21,6 +21,8 @@
 namespace shapelint::ir {
 namespace {
 
+using wire::kEntryKey;
+using wire::kEntryValue;
 using wire::kExternal;
 using wire::kGraphInitializer;
 using wire::kGraphInput;
@@ -29,8 +31,11 @@ using wire::kGraphOutput;
 using wire::kGraphValueInfo;
 using wire::kModelFunctions;
 using wire::kModelGraph;
+using wire::kModelMetadata;
 using wire::kNodeInput;
 using wire::kTensorDataLocation;
+using wire::kTensorExternalData;
+using wire::kTensorName;
 using wire::kValueInfoName;
 
 using ONNX_NAMESPACE::TensorShapeProto;
@@ -101,6 +106,62 @@ std::optional<bool> IsExternal(std::string_view tensor) {
   }
   if (fields.broken()) return std::nullopt;
   return external;
+}
+
+// The key and value of a serialized StringStringEntryProto (empty when absent).
+std::pair<std::string_view, std::string_view> EntryOf(std::string_view entry) {
+  std::string_view key, value;
+  wire::FieldReader fields(entry);
+  wire::Field f;
+  while (fields.Next(f)) {
+    if (f.wire_type != wire::kLengthDelimited) continue;
+    if (f.number == kEntryKey) key = f.content;
+    if (f.number == kEntryValue) value = f.content;
+  }
+  return {key, value};
+}
+
+std::string EntryBytes(std::string_view key, std::string_view value) {
+  std::string out;
+  AppendMessageField(kEntryKey, key, out);
+  AppendMessageField(kEntryValue, value, out);
+  return out;
+}
+
+// A serialized TensorProto's name; the payload is stepped over.
+std::string_view TensorName(std::string_view tensor) {
+  wire::FieldReader fields(tensor);
+  wire::Field f;
+  std::string_view name;
+  while (fields.Next(f)) {
+    if (f.number == kTensorName && f.wire_type == wire::kLengthDelimited) name = f.content;
+  }
+  return name;
+}
+
+// The TensorProto with `prefix` before its external-data location; nullopt when it has none.
+// Every other field, the payload included, is copied byte for byte.
+std::optional<std::string> Relocated(std::string_view tensor, std::string_view prefix) {
+  std::string out;
+  out.reserve(tensor.size() + prefix.size());
+  wire::FieldReader fields(tensor);
+  wire::Field f;
+  bool moved = false;
+  while (fields.Next(f)) {
+    if (f.number == kTensorExternalData && f.wire_type == wire::kLengthDelimited) {
+      const auto [key, value] = EntryOf(f.content);
+      if (key == "location") {
+        AppendMessageField(kTensorExternalData,
+                           EntryBytes(key, absl::StrCat(std::string(prefix), std::string(value))),
+                           out);
+        moved = true;
+        continue;
+      }
+    }
+    out.append(FieldBytes(tensor, f, fields));
+  }
+  if (!moved) return std::nullopt;
+  return out;
 }
 
 // What the rewrite needs to know of the graph before writing it.
@@ -285,8 +346,24 @@ class GraphWriter {
   absl::Status WriteField(const wire::Field& f, std::string_view bytes) {
     if (f.wire_type == wire::kLengthDelimited) {
       if (f.number == kGraphNode) return WriteNode(f.content, bytes);
+      if (f.number == kGraphInitializer) return WriteInitializer(f.content, bytes);
       if (f.number == kGraphInput || f.number == kGraphOutput || f.number == kGraphValueInfo) {
         return WriteValueInfo(f, bytes);
+      }
+    }
+    out_.append(bytes);
+    return absl::OkStatus();
+  }
+
+  absl::Status WriteInitializer(std::string_view tensor, std::string_view bytes) {
+    if (!edits_.remove_initializers.empty() &&
+        edits_.remove_initializers.contains(std::string(TensorName(tensor)))) {
+      return absl::OkStatus();
+    }
+    if (!edits_.external_data_prefix.empty()) {
+      if (std::optional<std::string> moved = Relocated(tensor, edits_.external_data_prefix)) {
+        AppendMessageField(kGraphInitializer, *moved, out_);
+        return absl::OkStatus();
       }
     }
     out_.append(bytes);
@@ -394,13 +471,36 @@ absl::StatusOr<std::string> RewriteModel(std::string_view model_bytes, const Mod
   absl::StatusOr<std::string> graph = GraphWriter(model->graph, *layout, edits).Write();
   if (!graph.ok()) return graph.status();
   // An unchanged graph keeps its tag and length as written, which need not be the shortest.
-  if (*graph == model->graph) return std::string(model_bytes);
+  if (*graph == model->graph && edits.model_metadata.empty()) return std::string(model_bytes);
 
   std::string out;
   out.reserve(model_bytes.size() - model->graph.size() + graph->size() + 16);
-  out.append(model_bytes.substr(0, model->graph_begin));
-  AppendMessageField(kModelGraph, *graph, out);
-  out.append(model_bytes.substr(model->graph_end));
+  if (edits.model_metadata.empty()) {
+    out.append(model_bytes.substr(0, model->graph_begin));
+    AppendMessageField(kModelGraph, *graph, out);
+    out.append(model_bytes.substr(model->graph_end));
+    return out;
+  }
+  // The model's fields in their order, the graph rewritten and the entries set replaced; the
+  // new entries last.
+  wire::FieldReader fields(model_bytes);
+  wire::Field f;
+  while (fields.Next(f)) {
+    if (f.begin == model->graph_begin) {
+      AppendMessageField(kModelGraph, *graph, out);
+      continue;
+    }
+    if (f.number == kModelMetadata && f.wire_type == wire::kLengthDelimited) {
+      const std::string_view key = EntryOf(f.content).first;
+      const bool replaced = std::any_of(edits.model_metadata.begin(), edits.model_metadata.end(),
+                                        [&](const auto& e) { return e.first == key; });
+      if (replaced) continue;
+    }
+    out.append(FieldBytes(model_bytes, f, fields));
+  }
+  for (const auto& [key, value] : edits.model_metadata) {
+    AppendMessageField(kModelMetadata, EntryBytes(key, value), out);
+  }
   return out;
 }
 

@@ -45,11 +45,20 @@ struct ModelRewrite {
   // Every dim whose dim_param is a key becomes that dim_value, in the main graph's inputs,
   // outputs and value_info; input_dims apply after it, so an explicit edit of a dim wins.
   absl::flat_hash_map<std::string, int64_t> param_sizes;
+  // Initializers of the main graph left out, by name: those no node reads after the edit.
+  absl::flat_hash_set<std::string> remove_initializers;
+  // Prepended to the location of every main-graph initializer kept in external data: the path
+  // from the directory the model is written to, to the directory it was read from (which must
+  // hold the data files below it: a location may not leave the model's directory).
+  std::string external_data_prefix;
+  // Entries of the model's metadata_props set: one of the same key is replaced.
+  std::vector<std::pair<std::string, std::string>> model_metadata;
 
   bool empty() const {
     return insert_before.empty() && remove.empty() && rename_inputs.empty() &&
            add_initializers.empty() && input_dims.empty() && declared_dims.empty() &&
-           param_sizes.empty();
+           param_sizes.empty() && remove_initializers.empty() && external_data_prefix.empty() &&
+           model_metadata.empty();
   }
 };
 

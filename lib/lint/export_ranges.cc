@@ -63,6 +63,20 @@ std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
   return {};
 }
 
+std::vector<std::string> FollowedByFix(const ir::Model& model) {
+  std::vector<std::string> out;
+  for (const auto& entry : model.proto().metadata_props()) {
+    if (entry.key() != kFixFollowedKey) continue;
+    out.clear();  // the last entry counts, as for a map
+    for (absl::string_view symbol : absl::StrSplit(entry.value(), ',', absl::SkipWhitespace())) {
+      out.emplace_back(absl::StripAsciiWhitespace(symbol));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference) {
   InputSymbolRanges out;
   const std::map<std::string, ExportRange> ranges = ExportRanges(model);

@@ -22,6 +22,14 @@ namespace shapelint::lint {
 inline constexpr std::string_view kRangeConstraintsKey =
     "pkg.torch.export.ExportedProgram.range_constraints";
 
+// The model's metadata entry where `onnx-shapelint fix` lists, comma-separated, the symbols it
+// made the graph follow (a Reshape target computed from the input's shape where the trace had
+// baked the size): torch.export's record of those symbols is then of the graph before the fix.
+inline constexpr std::string_view kFixFollowedKey = "onnx_shapelint.fix.followed";
+
+// The symbols `model`'s kFixFollowedKey entry lists; empty when it has none.
+std::vector<std::string> FollowedByFix(const ir::Model& model);
+
 struct ExportRange {
   std::optional<int64_t> min, max;  // nullopt: unbounded
 };

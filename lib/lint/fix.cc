@@ -3,6 +3,7 @@
 #include "shapelint/lint/fix.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,7 @@
 #include "ir/onnx_text.h"
 #include "ir/rewrite.h"
 #include "lint/analysis.h"
+#include "lint/export_ranges.h"
 #include "lint/fix_apply.h"
 #include "lint/rule.h"
 #include "shapelint/ir/load.h"
@@ -35,6 +37,7 @@ struct Snapshot {
   Sizes witness;
   Sizes example;  // the export sizes, when given
   OutputDims outputs;
+  std::set<std::string> specialized;  // symbols torch.export's record specializes
 };
 
 sym::Binding BindingOf(const Sizes& sizes) {
@@ -51,6 +54,7 @@ absl::StatusOr<Snapshot> LintAndMeasure(const ir::Model& model, LintOptions opti
   auto findings = RunRules(model, options, registry, [&](const Analysis& analysis) {
     for (const auto& [symbol, size] : analysis.witness().values()) snap.witness[symbol] = size;
     for (const auto& [symbol, size] : analysis.example().values()) snap.example[symbol] = size;
+    for (const auto& [symbol, size] : analysis.specialized()) snap.specialized.insert(symbol);
     const sym::Binding binding = BindingOf(at != nullptr ? *at : snap.witness);
     for (const auto& out : model.graph().proto().output()) {
       snap.outputs.emplace_back(out.name(), analysis.DimsAt(out.name(), binding));
@@ -92,11 +96,28 @@ std::optional<std::string> CheckerFailure(std::string_view bytes, std::vector<st
   return std::nullopt;
 }
 
+// Symbols a fix makes the graph follow, each with the fix that does (Where): the symbols of a
+// finding whose repair sizes no symbol (a Reshape target computed from the input's shape).
+using Followed = std::map<std::string, std::string>;
+
+bool Applicable(const Finding& f, const FixOptions& options) {
+  return f.fix_it && (f.fix_it->applicability != Applicability::kUnsafe || options.unsafe_fixes);
+}
+
+bool SizesSymbols(const FixIt& fix) {
+  const FixIt* p = &fix;
+  for (const FixIt* f : WithSiblings(absl::MakeConstSpan(&p, 1))) {
+    if (!f->symbol_sizes.empty()) return true;
+  }
+  return false;
+}
+
 struct Proof {
   std::string bytes;
   std::vector<std::string> diff;
-  absl::flat_hash_set<std::string> remaining;  // KeyOf the fixed model's findings
-  std::string failure;                         // empty: proven
+  // KeyOf the fixed model's findings, with their severity.
+  absl::flat_hash_map<std::string, Severity> remaining;
+  std::string failure;  // empty: proven
 };
 
 class Fixer {
@@ -125,8 +146,6 @@ class Fixer {
   // them: a literal the fixed one hid (the first failure is the only one blamed), which the
   // next round fixes.
   const absl::flat_hash_set<std::string>& revealed() const { return revealed_; }
-  // Notes the last proof found that the model it started from did not have.
-  const std::vector<std::string>& new_notes() const { return new_notes_; }
 
   // `fixes` applied and checked against the original.
   Proof Try(const std::vector<const Finding*>& fixes, std::vector<std::string>& notes) {
@@ -136,6 +155,7 @@ class Fixer {
     for (const Finding* f : fixes) its.push_back(&*f->fix_it);
     auto edits = BuildEdits(model_, its, options_.lint.dynamic);
     if (!edits.ok()) return Failed(proof, std::string(edits.status().message()));
+    MarkFollowed(fixes, edits->rewrite);
     auto bytes = ir::RewriteModel(bytes_, edits->rewrite);
     if (!bytes.ok()) return Failed(proof, std::string(bytes.status().message()));
     proof.bytes = *std::move(bytes);
@@ -175,11 +195,29 @@ class Fixer {
     }
     if (auto failure = SameOutputsWhereRight(**fixed, its)) return Failed(proof, *failure);
     if (auto failure = Progress(**fixed, fixes, after->findings)) return Failed(proof, *failure);
-    for (const Finding& f : after->findings) proof.remaining.insert(KeyOf(**fixed, f));
+    for (const Finding& f : after->findings) proof.remaining.emplace(KeyOf(**fixed, f), f.severity);
     return proof;
   }
 
  private:
+  // Lists in the model's metadata (kFixFollowedKey) the symbols `fixes` make the graph follow,
+  // with those an earlier fix listed: the exporter's record of them (SL011) is then of the graph
+  // before the fix.
+  void MarkFollowed(const std::vector<const Finding*>& fixes, ir::ModelRewrite& rewrite) const {
+    std::vector<std::string> symbols = FollowedByFix(model_);
+    const size_t before = symbols.size();
+    for (const Finding* f : fixes) {
+      if (SizesSymbols(*f->fix_it)) continue;
+      for (const std::string& symbol : f->symbols) {
+        if (original_.specialized.contains(symbol)) symbols.push_back(symbol);
+      }
+    }
+    std::sort(symbols.begin(), symbols.end());
+    symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+    if (symbols.size() == before) return;
+    rewrite.model_metadata.emplace_back(std::string(kFixFollowedKey), absl::StrJoin(symbols, ","));
+  }
+
   static Proof& Failed(Proof& proof, std::string why) {
     proof.failure = std::move(why);
     return proof;
@@ -268,18 +306,15 @@ class Fixer {
                                       const std::vector<const Finding*>& fixes,
                                       const std::vector<Finding>& after) {
     absl::flat_hash_set<std::string> keys, revealed;
-    new_notes_.clear();
     for (const Finding& f : after) {
       const std::string key = KeyOf(fixed, f);
       if (!known_.contains(key)) {
+        // A new note says what the model is (an input contract, a range its design sets) that
+        // the literal hid: past + seq == total once the keys follow seq. Said (of the model
+        // written, once every round is done), not refused.
         if (f.fix_it) {
           revealed.insert(key);
-        } else if (f.severity == Severity::kNote) {
-          // A note says what the model is (an input contract, a range its design sets) that the
-          // literal hid: past + seq == total once the keys follow seq. Said, not refused.
-          new_notes_.push_back(
-              absl::StrCat("the fixed model has a new note, ", Where(f), ": ", f.message));
-        } else {
+        } else if (f.severity != Severity::kNote) {
           return absl::StrCat("it has a new finding, ", Where(f), ": ", f.message);
         }
       }
@@ -300,7 +335,6 @@ class Fixer {
   const absl::flat_hash_set<std::string>& known_;
   LintOptions lint_;
   absl::flat_hash_set<std::string> revealed_;
-  std::vector<std::string> new_notes_;
   bool original_checked_ = false;
   bool check_fixed_ = false;
   bool external_data_ = false;
@@ -347,9 +381,37 @@ bool Overlap(const FixIt& a, const FixIt& b) {
   return false;
 }
 
-// The findings whose fix-its can go together, in order; the others join `unfixed`.
+void AddFollowed(const Finding& f, Followed& followed) {
+  for (const std::string& symbol : f.symbols) followed.emplace(symbol, Where(f));
+}
+
+// Why `fix` may not go with the others: an unsafe declaration that pins a size where another
+// fix of the run made the graph follow the symbol (SL011's "declare s77 = 2" would undo the
+// repair that made the Reshape follow s77); nullopt when it may. Fixes of one run are planned
+// together. A safe declaration (a weight fixes the size) gives up nothing the graph could do.
+std::optional<std::string> PinsFollowed(const FixIt& fix, const Followed& followed) {
+  if (fix.applicability != Applicability::kUnsafe) return std::nullopt;
+  const FixIt* p = &fix;
+  for (const FixIt* f : WithSiblings(absl::MakeConstSpan(&p, 1))) {
+    for (const auto& [symbol, size] : f->symbol_sizes) {
+      auto it = followed.find(symbol);
+      if (it == followed.end()) continue;
+      return absl::StrCat("its declaration would pin ", symbol, " = ", size, ", which the fix of ",
+                          it->second,
+                          " makes the graph follow: one run's fixes never undo each "
+                          "other");
+    }
+  }
+  return std::nullopt;
+}
+
+// The findings whose fix-its can go together, in order; the others join `unfixed`. `followed`
+// holds the symbols earlier rounds made the graph follow; this round's are added.
 std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const FixOptions& options,
-                                   std::vector<UnfixedFinding>& unfixed) {
+                                   std::vector<UnfixedFinding>& unfixed, Followed& followed) {
+  for (const Finding& f : findings) {
+    if (Applicable(f, options) && !SizesSymbols(*f.fix_it)) AddFollowed(f, followed);
+  }
   std::vector<const Finding*> chosen;
   for (const Finding& f : findings) {
     if (!f.fix_it) {
@@ -364,6 +426,10 @@ std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const F
       unfixed.push_back({f, absl::StrCat("an unsafe fix (it changes what the model ",
                                          "computes where it works), applied with ",
                                          "--unsafe-fixes: ", f.fix_it->description)});
+      continue;
+    }
+    if (std::optional<std::string> pins = PinsFollowed(*f.fix_it, followed)) {
+      unfixed.push_back({f, *std::move(pins)});
       continue;
     }
     const Finding* clash = nullptr;
@@ -403,19 +469,23 @@ struct Round {
 
 absl::StatusOr<Round> FixRound(std::string_view bytes, const std::string& source,
                                const FixOptions& options, absl::Span<const RuleFactory> registry,
-                               absl::flat_hash_set<std::string>& known, bool first,
-                               bool external_data, std::vector<std::string>& notes) {
+                               absl::flat_hash_set<std::string>& known,
+                               absl::flat_hash_set<std::string>& original_notes, Followed& followed,
+                               bool first, bool external_data, std::vector<std::string>& notes) {
   auto model = ir::LoadModelFromBytes(bytes, source, ir::ModelFormat::kBinary);
   if (!model.ok()) return model.status();
   auto original = LintAndMeasure(**model, options.lint, registry, nullptr);
   if (!original.ok()) return original.status();
   if (first) {
-    for (const Finding& f : original->findings) known.insert(KeyOf(**model, f));
+    for (const Finding& f : original->findings) {
+      known.insert(KeyOf(**model, f));
+      if (f.severity == Severity::kNote) original_notes.insert(KeyOf(**model, f));
+    }
   }
   Round round;
   round.bytes = std::string(bytes);
   round.witness = original->witness;
-  std::vector<const Finding*> chosen = Choose(original->findings, options, round.unfixed);
+  std::vector<const Finding*> chosen = Choose(original->findings, options, round.unfixed, followed);
   if (chosen.empty()) return round;
   Fixer fixer(bytes, **model, options, registry, *original, known, external_data);
   Proof all = fixer.Try(chosen, notes);
@@ -440,11 +510,15 @@ absl::StatusOr<Round> FixRound(std::string_view bytes, const std::string& source
   // What the fixes made go (SL003's declarations the bake contradicted) is not left.
   std::vector<UnfixedFinding> left;
   for (UnfixedFinding& u : round.unfixed) {
-    if (all.remaining.contains(KeyOf(**model, u.finding))) left.push_back(std::move(u));
+    // A warning the fixed model still has only as a note (SL011 once the fix made the graph
+    // follow its symbol) is no longer left; the final lint says the note.
+    auto it = all.remaining.find(KeyOf(**model, u.finding));
+    if (it == all.remaining.end()) continue;
+    if (it->second == Severity::kNote && u.finding.severity != Severity::kNote) continue;
+    left.push_back(std::move(u));
   }
   round.unfixed = std::move(left);
   known.insert(fixer.revealed().begin(), fixer.revealed().end());
-  notes.insert(notes.end(), fixer.new_notes().begin(), fixer.new_notes().end());
   round.revealed = !fixer.revealed().empty();
   round.bytes = std::move(all.bytes);
   round.diff = std::move(all.diff);
@@ -475,12 +549,13 @@ absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::
   FixResult result;
   result.model = std::string(model_bytes);
   result.has_external_data = facts->has_external_data;
-  absl::flat_hash_set<std::string> known;
+  absl::flat_hash_set<std::string> known, original_notes;
+  Followed followed;
   FixOptions later = options;  // rounds after the first: the witness where the input worked
   for (int i = 0; i < kMaxRounds; ++i) {
     std::vector<std::string> notes;
-    auto round = FixRound(result.model, source, i == 0 ? options : later, registry, known, i == 0,
-                          facts->has_external_data, notes);
+    auto round = FixRound(result.model, source, i == 0 ? options : later, registry, known,
+                          original_notes, followed, i == 0, facts->has_external_data, notes);
     if (!round.ok()) return round.status();
     // Each round checks its input anew: a note of the first (the checker was not run) is said
     // once.
@@ -498,7 +573,46 @@ absl::StatusOr<FixResult> FixWithRules(std::string_view model_bytes, const std::
     if (!more) break;
   }
   result.changed = result.model != model_bytes;
+  if (result.changed) {
+    // The notes of the model written that the input did not have (a warning it has only as a
+    // note now among them): those of the last round's result, not of a model between rounds
+    // that a later round changed again.
+    auto fixed = ir::LoadModelFromBytes(result.model, source, ir::ModelFormat::kBinary);
+    if (!fixed.ok()) return fixed.status();
+    auto after = LintAndMeasure(**fixed, later.lint, registry, nullptr);
+    if (!after.ok()) return after.status();
+    for (const Finding& f : after->findings) {
+      if (f.severity != Severity::kNote || original_notes.contains(KeyOf(**fixed, f))) continue;
+      result.notes.push_back(
+          absl::StrCat("the fixed model has a new note, ", Where(f), ": ", f.message));
+    }
+  }
   return result;
+}
+
+absl::StatusOr<std::string> MoveExternalData(std::string_view model_bytes, const std::string& from,
+                                             const std::string& to) {
+  auto facts = ir::InspectModel(model_bytes);
+  if (!facts.ok()) return facts.status();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path source = fs::weakly_canonical(fs::absolute(from, ec).parent_path(), ec);
+  const fs::path target = fs::weakly_canonical(fs::absolute(to, ec).parent_path(), ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat(to, ": ", ec.message()));
+  if (!facts->has_external_data || source == target) return std::string(model_bytes);
+  const fs::path below = source.lexically_relative(target);
+  if (below.empty() || *below.begin() == "..") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        from,
+        ": its weights are external data, which ONNX reads only from the model's directory "
+        "or below it: write the fixed model into '",
+        source.string(),
+        "' or a directory above it (the data files stay where they are), or "
+        "move the model with its data files first"));
+  }
+  ir::ModelRewrite rewrite;
+  rewrite.external_data_prefix = below.generic_string() + "/";
+  return ir::RewriteModel(model_bytes, rewrite);
 }
 
 absl::StatusOr<FixResult> FixFileWithRules(const std::string& path, const FixOptions& options,

@@ -99,6 +99,35 @@ bool StillRead(const ir::Graph& g, std::string_view value, const absl::flat_hash
   return false;
 }
 
+// Initializers that only the nodes the edit removes or rewires read: left out, so that the
+// fixed model holds no tensor nothing reads (ONNX Runtime warns of each on every load). One that
+// is also a graph input stays: it is part of the model's interface.
+void RemoveOrphanedInitializers(const ir::Graph& g, const absl::flat_hash_set<std::string>& added,
+                                Edits& edits) {
+  ir::ModelRewrite& rw = edits.rewrite;
+  std::vector<std::string> was_read;
+  for (int node : rw.remove) {
+    const ir::Node n = g.node(node);
+    for (int i = 0; i < n.input_size(); ++i) was_read.emplace_back(n.input(i));
+  }
+  for (const auto& [node, renames] : rw.rename_inputs) {
+    const ir::Node n = g.node(node);
+    for (const auto& [slot, value] : renames) {
+      if (slot >= 0 && slot < n.input_size()) was_read.emplace_back(n.input(slot));
+    }
+  }
+  std::sort(was_read.begin(), was_read.end());
+  was_read.erase(std::unique(was_read.begin(), was_read.end()), was_read.end());
+  for (const std::string& value : was_read) {
+    if (value.empty() || g.Initializer(value) == nullptr || g.Input(value) != nullptr ||
+        StillRead(g, value, rw.remove, rw.rename_inputs, added)) {
+      continue;
+    }
+    rw.remove_initializers.insert(value);
+    edits.diff.push_back(absl::StrCat("- initializer ", Quoted(value), " (no longer read)"));
+  }
+}
+
 absl::Status AddDeclarations(const ir::Model& model, const std::vector<DynamicAxis>& dynamic,
                              absl::Span<const FixIt* const> fixes, Edits& edits) {
   const ir::Graph& g = model.graph();
@@ -199,6 +228,7 @@ absl::StatusOr<Edits> BuildEdits(const ir::Model& model, absl::Span<const FixIt*
           absl::StrCat("- ", n.op_type(), " ", Quoted(g.NodeLabel(node)), " (no longer read)"));
     }
   }
+  RemoveOrphanedInitializers(g, added_inputs, edits);
   if (auto st =
           AddDeclarations(model, rw.empty() ? std::vector<DynamicAxis>{} : dynamic, fixes, edits);
       !st.ok()) {

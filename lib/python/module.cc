@@ -458,6 +458,14 @@ py::dict FixModel(const py::object& model, const py::object& select, const py::o
   return d;
 }
 
+py::bytes MoveExternalDataOf(const py::bytes& model, const std::string& from,
+                             const std::string& to) {
+  const std::string bytes = model;
+  absl::StatusOr<std::string> moved = lint::MoveExternalData(bytes, from, to);
+  if (!moved.ok()) RaiseStatus(moved.status());
+  return py::bytes(*moved);
+}
+
 py::list Inputs(const py::object& model) {
   Input input = ToInput(model);
   std::vector<lint::InputInfo> described;
@@ -596,6 +604,11 @@ void DefineModule(py::module_& m) {
         py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
         "The HTML page of the findings (docs/html.md), as --format html writes it: one "
         "self-contained document.");
+  m.def("move_external_data", &MoveExternalDataOf, py::arg("model"), py::arg("source"),
+        py::arg("target"),
+        "The serialized model `model`, read from the file `source`, with the locations of its "
+        "external data rewritten for the file `target` (docs/fix.md); ValueError where `target` "
+        "is not in `source`'s directory or above it.");
   m.def("fix", &FixModel, py::arg("model"), py::kw_only(), py::arg("select") = py::none(),
         py::arg("ignore") = py::none(), py::arg("export_dims") = py::none(),
         py::arg("dynamic") = py::none(), py::arg("static") = py::none(),

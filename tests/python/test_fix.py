@@ -65,6 +65,34 @@ class FixTest(unittest.TestCase):
             self.assertEqual(again.model, result.model)
             self.assertEqual(sorted(os.listdir(work)), ["fixed.onnx", "model.onnx"])
 
+    def test_external_weights_stay_found_from_the_output(self):
+        # x.view(int(x.size(0)), -1) + w, w's 48 floats in weights.bin beside the model in
+        # models/: written one directory up, the fixed model reads models/weights.bin; written
+        # beside models/, it is refused with where it can go.
+        h = onnx.helper
+        model = traced_int_reshape()
+        w = onnx.numpy_helper.from_array(__import__("numpy").ones((48,), "float32"), "w")
+        model.graph.initializer.append(w)
+        model.graph.node.append(h.make_node("Add", ["y", "w"], ["z"]))
+        model.graph.output[0].name = "z"
+        with tempfile.TemporaryDirectory() as work:
+            os.makedirs(os.path.join(work, "models"))
+            os.makedirs(os.path.join(work, "out"))
+            source = os.path.join(work, "models", "model.onnx")
+            onnx.save(model, source, save_as_external_data=True, location="weights.bin",
+                      size_threshold=0)
+            out = os.path.join(work, "fixed.onnx")
+            result = onnx_shapelint.fix(source, out)
+            self.assertEqual([f["rule"] for f in result.fixed], ["SL002"])
+            fixed = onnx.load(out)  # reads models/weights.bin through the new location
+            self.assertEqual(onnx.numpy_helper.to_array(fixed.graph.initializer[-1]).sum(), 48)
+            location = {e.key: e.value for e in onnx.load(out, load_external_data=False)
+                        .graph.initializer[-1].external_data}["location"]
+            self.assertEqual(location, "models/weights.bin")
+            with self.assertRaisesRegex(ValueError, "write the fixed model into"):
+                onnx_shapelint.fix(source, os.path.join(work, "out", "fixed.onnx"))
+            self.assertEqual(os.listdir(os.path.join(work, "out")), [])
+
     def test_select_and_not_a_model(self):
         model = traced_int_reshape().SerializeToString()
         result = onnx_shapelint.fix(model, select=["SL004"])

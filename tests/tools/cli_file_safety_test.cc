@@ -109,6 +109,29 @@ TEST_CASE("cli: fix -o refuses the input and the files its weights are in", "[cl
   CHECK(ReadFile(f.Path("fixed.onnx")) == f.model_bytes);
 }
 
+TEST_CASE("cli: fix -o elsewhere keeps the external weights found, or says where to write",
+          "[cli][files]") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "models");
+  fs::create_directories(dir.path() / "out");
+  const std::string model = dir.Write("models/m.onnx", ModelWithExternalWeights("w.bin"));
+  dir.Write("models/w.bin", std::string(12, '\x01'));
+  // Above the model's directory: the location now goes through it; no weight byte is copied.
+  const std::string above = (dir.path() / "fixed.onnx").string();
+  CHECK(RunCli({"fix", model, "-o", above}).code == kExitClean);
+  ONNX_NAMESPACE::ModelProto written;
+  REQUIRE(written.ParseFromString(ReadFile(above)));
+  CHECK(written.graph().initializer(0).external_data(0).value() == "models/w.bin");
+  CHECK(written.graph().initializer(0).external_data(1).value() == "12");
+  CHECK_FALSE(fs::exists(dir.path() / "w.bin"));
+  // Beside it: ONNX reads external data only below the model's directory. Nothing is written.
+  const std::string beside = (dir.path() / "out" / "fixed.onnx").string();
+  const Outcome refused = RunCli({"fix", model, "-o", beside});
+  CHECK(refused.code == kExitError);
+  CHECK_THAT(refused.err, Contains("write the fixed model into '"));
+  CHECK_FALSE(fs::exists(beside));
+}
+
 TEST_CASE("cli: -o on a dangling link writes its target; a read-only file is refused",
           "[cli][files]") {
   TempDir dir;

@@ -36,7 +36,7 @@ struct FixResult {
   std::string model;     // the fixed model, serialized: the input's bytes when nothing changed
   bool changed = false;  // model differs from the input
   // Initializers of the main graph live in external files, found relative to the model's
-  // directory: the fixed model must be written beside the input to find them.
+  // directory: written elsewhere, the fixed model needs MoveExternalData.
   bool has_external_data = false;
   std::vector<Finding> fixed;           // the findings whose fix-it was applied
   std::vector<UnfixedFinding> unfixed;  // errors and warnings left, and fix-its left out
@@ -52,6 +52,16 @@ absl::StatusOr<FixResult> Fix(std::string_view model_bytes, const std::string& s
                               const FixOptions& options = {});
 // The same for the model file at `path`, which errors name.
 absl::StatusOr<FixResult> FixFile(const std::string& path, const FixOptions& options = {});
+
+// `model_bytes`, read from the model file `from`, made to be written as the file `to`: the
+// locations of its external data (relative to the model's directory) rewritten to name the same
+// files from `to`'s directory; the bytes unchanged when they keep none or the two directories
+// are one. ONNX keeps external data in the model's directory or below it (ONNX Runtime refuses a
+// location with ".." or an absolute one), so `to` must be in `from`'s directory or in a directory
+// above it; elsewhere the error says where the fixed model can go. Weight bytes are neither read
+// nor copied.
+absl::StatusOr<std::string> MoveExternalData(std::string_view model_bytes, const std::string& from,
+                                             const std::string& to);
 
 }  // namespace shapelint::lint
 

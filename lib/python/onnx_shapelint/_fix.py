@@ -44,7 +44,11 @@ def fix(model, output=None, *, unsafe_fixes=False, **options):
         proto.ParseFromString(result.model)
         result.proto = proto
     if output is not None:
-        _write(os.fspath(output), result.model, model if isinstance(model, str) else None)
+        output = os.fspath(output)
+        data = result.model
+        if isinstance(model, str):  # its external data, found relative to it
+            data = _core.move_external_data(data, model, output)
+        _write(output, data, model if isinstance(model, str) else None)
     return result
 
 
