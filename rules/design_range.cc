@@ -252,6 +252,12 @@ class DesignRange : public Rule {
       claimed.insert(p.requirement);
       stated.insert(p.symbols);
     }
+    // One finding per node: a broadcast over many independent dims narrows each of them, and
+    // one note per relation would repeat the node (and a counterexample as long as the inputs'
+    // rank) as often as the rank: output quadratic in it.
+    std::map<std::pair<const ir::Graph*, int>, Narrowed> by_node;
+    std::vector<std::pair<const ir::Graph*, int>> order;
+    sym::Binding moved = analysis.witness();  // each try sets one symbol and puts it back
     for (const infer::Requirement& r : analysis.inference().requirements) {
       // Counts and indices that need a dim at least their value are ReportMinimums'.
       const bool minimum =
@@ -262,42 +268,110 @@ class DesignRange : public Rule {
       }
       const std::vector<std::string> symbols = SymbolsOf(r);
       if (symbols.empty() || stated.contains(symbols)) continue;
-      std::optional<Counterexample> failure;
-      for (const std::string& s : symbols) {
-        const int64_t w = analysis.witness().Get(s).value_or(1);
-        std::vector<int64_t> sizes;
-        for (int64_t step = 1; step <= kNearby; ++step) {
-          sizes.insert(sizes.end(), {w + step, w - step});
-        }
-        // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
-        for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
-        sizes.insert(sizes.end(), {2 * w, w / 2});
-        for (int64_t size : sizes) {
-          if (size < 1 || failure) continue;
-          sym::Binding moved = analysis.witness();
-          moved.Set(s, size);
-          const std::optional<bool> holds = HoldsUnder(r, moved);
-          if (!holds || *holds) continue;
-          Counterexample c = analysis.Evaluate(moved);
-          if (c.node_fails && c.failing_node.index == r.node) failure = std::move(c);
+      const auto node = std::make_pair(r.graph, r.node);
+      Narrowed& n = by_node[node];
+      // The node's first narrowing relation gets the counterexample: the graph evaluated there
+      // must fail at this node, or the relation is another node's consequence. The node's other
+      // relations need only fail themselves.
+      const bool first = !n.failure;
+      const bool found = FailingNear(analysis, r, symbols, moved, kNearby,
+                                     [&](const sym::Binding& failing) {
+                                       if (!first) return true;
+                                       Counterexample c = analysis.Evaluate(failing);
+                                       if (!c.node_fails || c.failing_node.index != r.node) {
+                                         return false;
+                                       }
+                                       n.failure = std::move(c);
+                                       return true;
+                                     });
+      if (!found) continue;
+      if (first) {
+        n.first = &r;
+        order.push_back(node);
+      }
+      stated.insert(symbols);
+      n.relations.push_back(&r);
+      n.symbols.insert(symbols.begin(), symbols.end());
+    }
+    for (const auto& node : order) out.push_back(NarrowingFinding(analysis, by_node[node]));
+  }
+
+  struct Narrowed {
+    std::optional<Counterexample> failure;
+    const infer::Requirement* first = nullptr;
+    std::vector<const infer::Requirement*> relations;  // the first among them
+    std::set<std::string> symbols;
+  };
+
+  // True when, at a binding near the witness (one of `symbols` moved) where `r` fails,
+  // `accept` takes it; false when no size tried breaks `r` there and is accepted. `moved` holds
+  // the witness and is given back as it came.
+  template <typename Accept>
+  static bool FailingNear(const Analysis& analysis, const infer::Requirement& r,
+                          const std::vector<std::string>& symbols, sym::Binding& moved,
+                          int64_t nearby, Accept accept) {
+    for (const std::string& s : symbols) {
+      const int64_t w = analysis.witness().Get(s).value_or(1);
+      std::vector<int64_t> sizes;
+      for (int64_t step = 1; step <= nearby; ++step) sizes.insert(sizes.end(), {w + step, w - step});
+      // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
+      for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
+      sizes.insert(sizes.end(), {2 * w, w / 2});
+      const std::optional<int64_t> was = moved.Get(s);
+      for (int64_t size : sizes) {
+        if (size < 1) continue;
+        moved.Set(s, size);
+        const std::optional<bool> holds = HoldsUnder(r, moved);
+        if (holds && !*holds && accept(moved)) {
+          RestoreSymbol(moved, s, was);
+          return true;
         }
       }
-      if (!failure) continue;
-      stated.insert(symbols);
-      const std::string names = absl::StrJoin(symbols, ", ");
-      Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign,
-                            absl::StrCat(names, symbols.size() > 1 ? " are" : " is",
-                                         " narrowed by the graph: ", RequirementText(r), " (",
-                                         r.what, ") fails at some sizes the inputs declare valid"));
-      f.symbols = symbols;
-      f.counterexample = std::move(failure);
-      f.notes.push_back(
-          {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
-           "grid the export fixed): the model runs only where it holds",
-           std::nullopt});
-      f.fix = absl::StrCat("serve and profile ", names, " where the relation holds");
-      out.push_back(std::move(f));
+      RestoreSymbol(moved, s, was);
     }
+    return false;
+  }
+
+  static void RestoreSymbol(sym::Binding& b, const std::string& s, std::optional<int64_t> was) {
+    if (was) {
+      b.Set(s, *was);
+    } else {
+      b.Erase(s);
+    }
+  }
+
+  // At most this many relations are spelled out in one finding's message.
+  static constexpr size_t kRelationsShown = 3;
+
+  Finding NarrowingFinding(const Analysis& analysis, Narrowed& n) const {
+    const infer::Requirement& r = *n.first;
+    const std::vector<std::string> first = SymbolsOf(r);
+    const std::string names = absl::StrJoin(first, ", ");
+    std::string message =
+        absl::StrCat(names, first.size() > 1 ? " are" : " is", " narrowed by the graph: ",
+                     RequirementText(r), " (", r.what, ") fails at some sizes the inputs declare "
+                     "valid");
+    if (n.relations.size() > 1) {
+      std::vector<std::string> more;
+      for (size_t i = 1; i < n.relations.size() && i <= kRelationsShown; ++i) {
+        more.push_back(RequirementText(*n.relations[i]));
+      }
+      const size_t unshown = n.relations.size() - 1 - more.size();
+      absl::StrAppend(&message, "; so does each of ", n.relations.size() - 1,
+                      " more relation", n.relations.size() > 2 ? "s" : "", " of this node: ",
+                      absl::StrJoin(more, "; "), unshown > 0 ? absl::StrCat("; and ", unshown,
+                                                                            " more") : "");
+    }
+    Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
+    f.symbols.assign(n.symbols.begin(), n.symbols.end());
+    f.counterexample = std::move(n.failure);
+    f.notes.push_back(
+        {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
+         "grid the export fixed): the model runs only where it holds",
+         std::nullopt});
+    f.fix = absl::StrCat("serve and profile ", n.relations.size() > 1 ? "these sizes" : names,
+                         " where the relation", n.relations.size() > 1 ? "s hold" : " holds");
+    return f;
   }
 
   // The smallest size at which `r` holds with each of `symbols` at that size and the others at

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -217,13 +218,13 @@ Solution::Solution(const infer::Inference& inference, const std::vector<std::str
   for (size_t i = 0; i < symbols.size(); ++i) {
     if (!groups.contains(root_of[i])) witness_.Set(symbols[i], next_free++);
   }
-  for (const auto& [root, group] : groups) {
-    std::vector<std::string> members;
-    for (size_t i = 0; i < symbols.size(); ++i) {
-      if (root_of[i] == root) members.push_back(symbols[i]);
-    }
-    SolveGroup(members, group);
+  // Each group's members, in the order of `symbols`, gathered in one pass (not one pass per
+  // group: 10,000 independent broadcasts are 10,000 groups).
+  std::map<int, std::vector<std::string>> members_of;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    if (groups.contains(root_of[i])) members_of[root_of[i]].push_back(symbols[i]);
   }
+  for (const auto& [root, group] : groups) SolveGroup(members_of[root], group);
 }
 
 void Solution::SolveGroup(const std::vector<std::string>& members,
@@ -232,11 +233,21 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
   auto adopt = [&](const sym::Binding& b) {
     for (const auto& m : members) witness_.Set(m, *b.Get(m));
   };
+  // The group's constraints read only its members (that is what makes it a group): the trial
+  // bindings hold those, not a copy of every symbol's size, which made a model of many small
+  // groups (10,000 independent broadcasts) quadratic in its symbols.
+  auto members_only = [&] {
+    sym::Binding b;
+    for (const auto& m : members) {
+      if (std::optional<int64_t> v = witness_.Get(m)) b.Set(m, *v);
+    }
+    return b;
+  };
   // A literal Reshape target often spells out the example sizes: try those first.
   for (const Requirement* r : constraints) {
     auto hint = ReshapeHint(inference_, *r);
     if (!hint) continue;
-    sym::Binding b = witness_;
+    sym::Binding b = members_only();
     for (const auto& m : members) b.Set(m, 2);
     for (const auto& [name, value] : hint->values()) b.Set(name, value);
     if (check.AllHold(b)) return adopt(b);
@@ -254,7 +265,7 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
     std::erase_if(*only, [&](int64_t t) { return !allowed(t); });
     candidates = std::move(only);
   }
-  sym::Binding b = witness_;
+  sym::Binding b = members_only();
   for (int64_t t = 2; t <= kScanLimit + 1; ++t) {
     const int64_t v = t > kScanLimit ? 1 : t;
     if (!allowed(v)) continue;
@@ -265,7 +276,7 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
   for (const auto& m : members) witness_.Set(m, 2);
   for (int round = 0; round < kCoordinateRounds; ++round) {
     for (const auto& m : members) {
-      sym::Binding moved = witness_;
+      sym::Binding moved = members_only();
       int best = check.Failures(moved);
       int64_t best_value = *witness_.Get(m);
       for (int64_t t = 1; t <= kCoordinateScanLimit && best > 0; ++t) {

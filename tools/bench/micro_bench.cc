@@ -303,6 +303,28 @@ void BM_PinSearchIndependentDims(benchmark::State& state) {
 }
 BENCHMARK(BM_PinSearchIndependentDims)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
 
+// The whole lint of the same model (every rule, the witness search, the findings): one SL010
+// note for the Add, whose relations would otherwise each be a note as long as the inputs' rank.
+void BM_LintIndependentDims(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  std::string x, y;
+  for (int i = 0; i < n; ++i) {
+    absl::StrAppend(&x, i == 0 ? "" : ",", "s", i);
+    absl::StrAppend(&y, i == 0 ? "" : ",", "t", i);
+  }
+  auto model = ir::LoadModelFromBytes(
+      absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[", x, "] x, float[", y,
+                   "] y) => (float[?] z) {\n  z = Add (x, y)\n}\n"),
+      "wide.onnxtxt", ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(n);
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
+}
+BENCHMARK(BM_LintIndependentDims)->Arg(8000)->Arg(16000)->Unit(benchmark::kMillisecond);
+
 // A metadata entry of IR version 10, which the onnx.proto this builds against lacks: written as
 // the unknown field the loader reads it from.
 void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,

@@ -109,6 +109,9 @@ class Binding {
     if (it == values_.end()) return std::nullopt;
     return it->second;
   }
+  void Erase(std::string_view symbol) {
+    values_.erase(absl::string_view(symbol.data(), symbol.size()));
+  }
   const absl::flat_hash_map<std::string, int64_t>& values() const { return values_; }
 
  private:
