@@ -274,16 +274,16 @@ class DesignRange : public Rule {
       // must fail at this node, or the relation is another node's consequence. The node's other
       // relations need only fail themselves.
       const bool first = !n.failure;
-      const bool found = FailingNear(analysis, r, symbols, moved, kNearby,
-                                     [&](const sym::Binding& failing) {
-                                       if (!first) return true;
-                                       Counterexample c = analysis.Evaluate(failing);
-                                       if (!c.node_fails || c.failing_node.index != r.node) {
-                                         return false;
-                                       }
-                                       n.failure = std::move(c);
-                                       return true;
-                                     });
+      const bool found =
+          FailingNear(analysis, r, symbols, moved, kNearby, [&](const sym::Binding& failing) {
+            if (!first) return true;
+            Counterexample c = analysis.Evaluate(failing);
+            if (!c.node_fails || c.failing_node.index != r.node) {
+              return false;
+            }
+            n.failure = std::move(c);
+            return true;
+          });
       if (!found) continue;
       if (first) {
         n.first = &r;
@@ -313,7 +313,8 @@ class DesignRange : public Rule {
     for (const std::string& s : symbols) {
       const int64_t w = analysis.witness().Get(s).value_or(1);
       std::vector<int64_t> sizes;
-      for (int64_t step = 1; step <= nearby; ++step) sizes.insert(sizes.end(), {w + step, w - step});
+      for (int64_t step = 1; step <= nearby; ++step)
+        sizes.insert(sizes.end(), {w + step, w - step});
       // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
       for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
       sizes.insert(sizes.end(), {2 * w, w / 2});
@@ -347,20 +348,20 @@ class DesignRange : public Rule {
     const infer::Requirement& r = *n.first;
     const std::vector<std::string> first = SymbolsOf(r);
     const std::string names = absl::StrJoin(first, ", ");
-    std::string message =
-        absl::StrCat(names, first.size() > 1 ? " are" : " is", " narrowed by the graph: ",
-                     RequirementText(r), " (", r.what, ") fails at some sizes the inputs declare "
-                     "valid");
+    std::string message = absl::StrCat(names, first.size() > 1 ? " are" : " is",
+                                       " narrowed by the graph: ", RequirementText(r), " (", r.what,
+                                       ") fails at some sizes the inputs declare "
+                                       "valid");
     if (n.relations.size() > 1) {
       std::vector<std::string> more;
       for (size_t i = 1; i < n.relations.size() && i <= kRelationsShown; ++i) {
         more.push_back(RequirementText(*n.relations[i]));
       }
       const size_t unshown = n.relations.size() - 1 - more.size();
-      absl::StrAppend(&message, "; so does each of ", n.relations.size() - 1,
-                      " more relation", n.relations.size() > 2 ? "s" : "", " of this node: ",
-                      absl::StrJoin(more, "; "), unshown > 0 ? absl::StrCat("; and ", unshown,
-                                                                            " more") : "");
+      absl::StrAppend(&message, "; so does each of ", n.relations.size() - 1, " more relation",
+                      n.relations.size() > 2 ? "s" : "",
+                      " of this node: ", absl::StrJoin(more, "; "),
+                      unshown > 0 ? absl::StrCat("; and ", unshown, " more") : "");
     }
     Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
     f.symbols.assign(n.symbols.begin(), n.symbols.end());

@@ -128,8 +128,8 @@ TEST_CASE("fix: the fixed model says which specializations a fix repaired", "[li
   auto original = Lint(*Load(ViewIntBatch()));
   REQUIRE(original.ok());
   bool warned = false;
-  for (const Finding& f : *original) warned = warned || (f.rule == "SL011" &&
-                                                         f.severity == Severity::kWarning);
+  for (const Finding& f : *original)
+    warned = warned || (f.rule == "SL011" && f.severity == Severity::kWarning);
   CHECK(warned);
 }
 
@@ -175,7 +175,8 @@ std::vector<std::pair<std::string, std::string>> ExternalDataOf(const std::strin
   ModelProto m;
   REQUIRE(m.ParseFromString(bytes));
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& e : m.graph().initializer(0).external_data()) out.emplace_back(e.key(), e.value());
+  for (const auto& e : m.graph().initializer(0).external_data())
+    out.emplace_back(e.key(), e.value());
   return out;
 }
 
@@ -202,13 +203,12 @@ TEST_CASE("fix: MoveExternalData names the same files from where the model goes"
     CHECK(ExternalDataOf(*up) == Entries{{"location", "models/deeper/w.bin"}, {"length", "12"}});
   }
   SECTION("a directory beside or below: refused, saying where it can go") {
-    for (const std::filesystem::path& to : {models / "deeper" / "fixed.onnx",
-                                            dir.path() / "other" / "fixed.onnx"}) {
+    for (const std::filesystem::path& to :
+         {models / "deeper" / "fixed.onnx", dir.path() / "other" / "fixed.onnx"}) {
       auto moved = MoveExternalData(bytes, from, to.string());
       REQUIRE_FALSE(moved.ok());
-      CHECK(std::string(moved.status().message()).find("write the fixed model into '" +
-                                                       models.string() + "'") !=
-            std::string::npos);
+      CHECK(std::string(moved.status().message())
+                .find("write the fixed model into '" + models.string() + "'") != std::string::npos);
     }
   }
   SECTION("a model without external data goes anywhere unchanged") {

@@ -174,9 +174,10 @@ TEST_CASE("10,000 independent broadcasts of one node are one note, as long as th
   const Finding& f = findings->front();
   CHECK(f.rule == "SL010");
   CHECK(absl::StrContains(f.message, "s0, t0 are narrowed by the graph: s0 == t0, or either is 1"));
-  CHECK(absl::StrContains(f.message, "so does each of 9999 more relations of this node: s1 == t1, "
-                                     "or either is 1; s2 == t2, or either is 1; s3 == t3, or "
-                                     "either is 1; and 9996 more"));
+  CHECK(absl::StrContains(f.message,
+                          "so does each of 9999 more relations of this node: s1 == t1, "
+                          "or either is 1; s2 == t2, or either is 1; s3 == t3, or "
+                          "either is 1; and 9996 more"));
   CHECK(f.symbols.size() == 20000);
   REQUIRE(f.counterexample);
   CHECK(f.counterexample->failing_node.index == 0);
