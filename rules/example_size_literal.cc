@@ -562,6 +562,9 @@ class ExampleSizeLiteral : public Rule {
     absl::StatusOr<FixIt> fix = RepairLiterals(analysis, node, applicability, literals);
     if (fix.ok()) {
       f.fix_it = *std::move(fix);
+      // Both reasons for unsafe (a number of the module's own; a check that takes one size) are
+      // gone where eager PyTorch ran other sizes and computed another value.
+      f.fix_it->unsafe_as_hypothesis = applicability == Applicability::kUnsafe;
     } else {
       f.unfixable = std::string(fix.status().message());
     }

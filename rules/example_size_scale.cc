@@ -131,6 +131,7 @@ absl::StatusOr<FixIt> ScaleRepair(const Analysis& analysis, int node, int side, 
   b.Rewire(node, side, v);
   b.DropComputationIfUnread(n.input(side));
   FixIt fix = std::move(b).Take();
+  fix.unsafe_as_hypothesis = true;  // a warning: the number may be the module's own
   const std::string number = m.root ? absl::StrCat("sqrt(", m.size.ToString(kMaxExprText), ")")
                                     : m.size.ToString(kMaxExprText);
   fix.description = absl::StrCat("the literal ", scale, " becomes ", scale < 0 ? "-" : "",

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/wire.h"
 #include "ir/wire_fields.h"
+#include "shapelint/ir/load.h"
 
 namespace shapelint::ir {
 namespace {
@@ -502,6 +503,13 @@ absl::StatusOr<std::string> RewriteModel(std::string_view model_bytes, const Mod
     AppendMessageField(kModelMetadata, EntryBytes(key, value), out);
   }
   return out;
+}
+
+absl::StatusOr<std::string> SetModelMetadata(std::string_view model_bytes, const std::string& key,
+                                             const std::string& value) {
+  ModelRewrite rewrite;
+  rewrite.model_metadata.emplace_back(key, value);
+  return RewriteModel(model_bytes, rewrite);
 }
 
 }  // namespace shapelint::ir

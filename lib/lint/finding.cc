@@ -49,6 +49,8 @@ std::string_view EvidenceName(Evidence e) {
       return "design";
     case Evidence::kUnverifiedHint:
       return "unverified-hint";
+    case Evidence::kRun:
+      return "run";
   }
   return "unknown";
 }

@@ -19,6 +19,7 @@
 #include "lint/declared_dims.h"
 #include "lint/recorded_sizes.h"
 #include "lint/rule.h"
+#include "lint/run_records.h"
 #include "lint/selection.h"
 #include "lint/severity.h"
 #include "shapelint/sym/expr.h"
@@ -192,6 +193,8 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
     if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
   }
+  // Runs recorded in the model settle severities the same way wherever the file is linted.
+  ApplyRunRecords(ReadRunRecords(analysis.model()), findings);
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.node.graph, a.node.index, a.rule) <
            std::tie(b.node.graph, b.node.index, b.rule);

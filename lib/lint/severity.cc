@@ -6,6 +6,7 @@ Severity SeverityOf(Evidence evidence) {
   switch (evidence) {
     case Evidence::kContradiction:
     case Evidence::kExporterRecord:
+    case Evidence::kRun:
       return Severity::kError;
     case Evidence::kHypothesis:
     case Evidence::kBakedDeclaration:

@@ -458,6 +458,16 @@ py::dict FixModel(const py::object& model, const py::object& select, const py::o
   return d;
 }
 
+// The serialized model `model` with its metadata entry `key` set to `value` (one of that key
+// replaced); nothing else changes, byte for byte.
+py::bytes WithModelMetadata(const py::bytes& model, const std::string& key,
+                            const std::string& value) {
+  const std::string bytes = model;
+  absl::StatusOr<std::string> out = ir::SetModelMetadata(bytes, key, value);
+  if (!out.ok()) RaiseStatus(out.status());
+  return py::bytes(*out);
+}
+
 py::bytes MoveExternalDataOf(const py::bytes& model, const std::string& from,
                              const std::string& to) {
   const std::string bytes = model;
@@ -604,6 +614,9 @@ void DefineModule(py::module_& m) {
         py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
         "The HTML page of the findings (docs/html.md), as --format html writes it: one "
         "self-contained document.");
+  m.def("with_model_metadata", &WithModelMetadata, py::arg("model"), py::arg("key"),
+        py::arg("value"),
+        "The serialized model `model` with its metadata entry `key` set to `value`.");
   m.def("move_external_data", &MoveExternalDataOf, py::arg("model"), py::arg("source"),
         py::arg("target"),
         "The serialized model `model`, read from the file `source`, with the locations of its "

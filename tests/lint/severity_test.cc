@@ -18,6 +18,7 @@ TEST_CASE("severity policy: each evidence earns the severity docs/severity.md gi
   CHECK(SeverityOf(Evidence::kWrongAnnotation) == Severity::kNote);
   CHECK(SeverityOf(Evidence::kDesign) == Severity::kNote);
   CHECK(SeverityOf(Evidence::kUnverifiedHint) == Severity::kNote);
+  CHECK(SeverityOf(Evidence::kRun) == Severity::kError);
 }
 
 TEST_CASE("severity policy: an error's evidence without a counterexample is a hypothesis",

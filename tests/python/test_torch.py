@@ -108,13 +108,40 @@ class ExportTest(unittest.TestCase):
         path = self.path("half.onnx")
         axes = ({"dynamic_shapes": {"x": {1: torch.export.Dim.AUTO}}} if dynamo() else
                 {"dynamic_axes": {"x": {1: "width"}}})
-        report = shapelint_torch.export(HalfWidth(), (torch.randn(2, 10),), f=path, **axes)
+        # Not recorded: a run that settles a finding would be in the file (test below).
+        report = shapelint_torch.export(HalfWidth(), (torch.randn(2, 10),), f=path,
+                                        record_runs=False, **axes)
         told = onnx_shapelint.lint(path, export_dims="x=2x10")
         plain = [f["rule"] for f in onnx_shapelint.lint(path)]
         self.assertEqual(report.as_linted(), told)
         self.assertIn("SL007", [f["rule"] for f in told])
         if not dynamo():  # torch.export records the specialized width itself
             self.assertNotIn("SL007", plain)
+
+    @unittest.skipUnless(HAS_ORT, "needs onnxruntime")
+    def test_a_run_that_settled_a_warning_is_recorded_for_lint_and_fix(self):
+        # TorchScript keeps no record of the specialized width: SL007's 5 is a warning, which
+        # the run at width 11 (ONNX Runtime 5 columns, PyTorch 5; at 12: 5 against 6) makes an
+        # error. The file records that run, and the linter and fix read it: one severity.
+        path = self.path("half.onnx")
+        report = shapelint_torch.export(HalfWidth(), (torch.randn(2, 10),), f=path,
+                                        dynamic_axes={"x": {1: "width"}}, dynamo=False)
+        sl007 = [f for f in report.findings if f["rule"] == "SL007"]
+        self.assertEqual([f["severity"] for f in sl007], ["error"])
+        self.assertEqual(sl007[0]["confirmation"]["linted"]["severity"], "warning")
+        linted = onnx_shapelint.lint(path, export_dims="x=2x10")
+        self.assertEqual([(f["rule"], f["severity"], f["evidence"]) for f in linted],
+                         [("SL007", "error", "run")])
+        fixed = onnx_shapelint.fix(path, self.path("fixed.onnx"), export_dims="x=2x10")
+        self.assertEqual([f["rule"] for f in fixed.fixed], ["SL007"])
+        # Without the record the same file is a warning, fixed only as unsafe.
+        plain = shapelint_torch.export(HalfWidth(), (torch.randn(2, 10),),
+                                       f=self.path("plain.onnx"), record_runs=False,
+                                       dynamic_axes={"x": {1: "width"}}, dynamo=False)
+        self.assertEqual([f["severity"] for f in plain.findings if f["rule"] == "SL007"],
+                         ["error"])
+        self.assertEqual([f["severity"] for f in onnx_shapelint.lint(
+            self.path("plain.onnx"), export_dims="x=2x10")], ["warning"])
 
     def test_the_file_is_written_in_place_and_nothing_else_stays(self):
         path = self.path("model.onnx")

@@ -39,6 +39,12 @@ absl::StatusOr<std::unique_ptr<Model>> LoadModelFromBytes(std::string_view bytes
 // opened; this is for not writing over them (the CLI's --output, `fix -o`).
 std::vector<std::string> ExternalDataFiles(const std::string& path);
 
+// The serialized model `model_bytes` with its metadata entry `key` (ModelProto.metadata_props)
+// set to `value`, an entry of that key replaced; every other byte as it was. An error when the
+// bytes are not a serialized model.
+absl::StatusOr<std::string> SetModelMetadata(std::string_view model_bytes, const std::string& key,
+                                             const std::string& value);
+
 }  // namespace shapelint::ir
 
 #endif  // SHAPELINT_IR_LOAD_H_

@@ -46,6 +46,10 @@ enum class Evidence {
   // note: only an intermediate value_info contradicts the graph, and no export size is known
   // to tell whether it held there (a hint nothing corroborates).
   kUnverifiedHint = 8,
+  // error: a run settled it: ONNX Runtime and eager PyTorch disagreed at other sizes, as
+  // onnx_shapelint.torch.export() recorded in the model's metadata (lint/run_records.h); the
+  // counterexample is that run.
+  kRun = 9,
 };
 std::string_view EvidenceName(Evidence e);  // "contradiction", "exporter-record", ...
 

@@ -55,6 +55,10 @@ struct FixDeclaration {
 
 struct FixIt {
   Applicability applicability = Applicability::kSafe;
+  // Unsafe only because the finding is a hypothesis (the literal may be the module's own
+  // number): a run that shows eager PyTorch computing another value at other sizes makes it
+  // safe (lint/run_records.h).
+  bool unsafe_as_hypothesis = false;
   std::string description;  // what the edit does, one sentence
   // The added nodes, in an order that runs, go before node `anchor` of the main graph (where
   // its inputs are all defined); -1 when the fix adds none.

@@ -65,6 +65,7 @@ class Report:
         self.probes = []      # the dynamic check's runs: binding, inputs, verdict, detail
         self.timings = {}     # seconds: export, lint, confirm
         self.runs = 0         # sizes confirm ran, each on ONNX Runtime and the module
+        self.recorded_runs = []  # runs export() wrote into the file (onnx_shapelint.runs)
 
     @classmethod
     def of_file(cls, path, **options):
@@ -110,7 +111,8 @@ class Report:
         self._blocks[self._index(finding)] = finding_block(self.path, finding)
 
     def as_linted(self):
-        """The linter's findings as lint() returns them for the same file and options: without
+        """The linter's findings as lint() returned them for the same file and options before
+        export() recorded its runs in the file: without
         the export call's (ST) findings and the verdicts, and with the severity and
         counterexample of each finding a run changed as the linter gave them."""
         out = []

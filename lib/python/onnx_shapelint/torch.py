@@ -387,14 +387,66 @@ def _kinds(inputs, matched):
     return kinds
 
 
+# The model metadata entry the runs that settled a finding are recorded in (docs/severity.md,
+# evidence "run"); the linter reads it wherever the file is linted.
+RUNS_KEY = "onnx_shapelint.runs"
+
+
+def run_records(report, versions):
+    """The runs that made a warning or note of the linter an error (both sides disagreed), as
+    the records the linter reads: rule, node, attribute, binding, inputs, detail."""
+    records = []
+    for f in report.findings:
+        c = f.get("confirmation") or {}
+        linted = c.get("linted")
+        example = f.get("counterexample") or {}
+        if (f["rule"].startswith("ST") or not linted or f["severity"] != "error"
+                or linted["severity"] == "error" or not f.get("node") or not example):
+            continue
+        records.append({"rule": f["rule"], "node": f["node"]["label"],
+                        "attribute": f.get("attribute") or "",
+                        "binding": dict(example.get("binding") or {}),
+                        "inputs": {n: list(d) for n, d in (example.get("inputs") or {}).items()},
+                        "detail": c.get("detail") or example.get("failure") or "",
+                        "node_fails": bool(example.get("node_fails")), "versions": versions})
+    return records
+
+
+def _record_runs(report, target, torch_version):
+    """Writes the runs that settled findings into the model's metadata (RUNS_KEY), atomically:
+    `onnx-shapelint` and `fix` on the file then give the severities export() gave."""
+    versions = "torch %s, onnxruntime %s" % (torch_version, _runs.ort_version() or "none")
+    records = run_records(report, versions)
+    if not records:
+        return
+    import json
+
+    with open(target, "rb") as f:
+        data = _core.with_model_metadata(f.read(), RUNS_KEY, json.dumps(records, sort_keys=True))
+    directory = os.path.dirname(os.path.abspath(target))
+    fd, scratch = tempfile.mkstemp(prefix=".onnx-shapelint-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(scratch, target)
+    finally:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+    report.recorded_runs = records
+
+
 def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, f=None,
-           confirm=True, select=None, ignore=None, **export_options):
+           confirm=True, select=None, ignore=None, record_runs=True, **export_options):
     """Exports `model` with torch.onnx.export and lints the file: a Report.
 
     args, kwargs, dynamic_shapes, dynamic_axes and export_options go to torch.onnx.export (the
     dynamo exporter where torch has it and export_options does not say dynamo=False). f is
     the file to write (a temporary directory's model.onnx when None). confirm runs each
     error's counterexample and a few nearby sizes on ONNX Runtime and the eager module.
+    record_runs writes the runs that made a finding an error into the file's metadata
+    (onnx_shapelint.runs), so that linting or fixing the file later gives the same severity.
     """
     import torch
 
@@ -466,6 +518,8 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
             _settle_narrowed(report, runner, narrowed, shapes)
             report.runs = runner.runs
     _confirm.settle_requests(report)
+    if record_runs:
+        _record_runs(report, target, torch.__version__)
     # Seconds spent in each step: what checking costs next to the export itself.
     report.timings = {"export": exported - started, "lint": linted - exported,
                       "confirm": time.perf_counter() - linted}
