@@ -1,0 +1,2 @@
+
+Bpresent_value

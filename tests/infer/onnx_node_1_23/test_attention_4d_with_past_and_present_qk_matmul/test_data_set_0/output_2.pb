@@ -1,0 +1,1 @@
+Bpresent_value

@@ -1,0 +1,1 @@
+Bqk_matmul_output

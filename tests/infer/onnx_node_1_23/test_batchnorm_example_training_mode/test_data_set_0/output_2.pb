@@ -1,0 +1,2 @@
+B
+output_varJ„`v?’/c?Pù	>

@@ -1,0 +1,1 @@
+Bbitwise_not

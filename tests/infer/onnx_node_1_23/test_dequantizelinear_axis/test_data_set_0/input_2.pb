@@ -1,0 +1,1 @@
+Bx_zero_pointJTÄ

@@ -1,0 +1,1 @@
+BY_hJHÞB>ÞB>ÞB>ÞB>ÞB>ÞB>W3>W3>W3>W3>W3>W3>bUÇ=bUÇ=bUÇ=bUÇ=bUÇ=bUÇ=

@@ -1,0 +1,1 @@
+2monday2tuesday2	wednesday2thursdayBx
