@@ -9,6 +9,13 @@
 //   present_key   (B, kv_heads, past + Skv, head)     = Concat(past_key, K) on axis 2, or K
 //   present_value (B, kv_heads, past + Skv, v_head)   = Concat(past_value, V), or V
 //   qk_matmul_output (B, q_heads, Sq, past + Skv)
+//
+// And the newer members of the family, all of fixed output shapes:
+//   TensorScatter-24 (a KV-cache write): present_cache has past_cache's shape;
+//   LinearAttention-27: Q (B, T, q_heads * dk), K (B, T, kv_heads * dk), V (B, T, kv_heads * dv)
+//        output (B, T, q_heads * dv), present_state (B, kv_heads, dk, dv);
+//   ai.onnx.preview FlexAttention-1: Q (B, q_heads, Sq, head), V (B, kv_heads, Skv, v_head)
+//        Y (B, q_heads, Sq, v_head).
 #include "absl/strings/str_cat.h"
 #include "infer/nn_util.h"
 #include "infer/op_context.h"
@@ -87,6 +94,55 @@ void InferAttention(OpContext& ctx) {
   if (ctx.num_outputs() > 3) ctx.out(3).shape = Dims{q4[0], q4[1], q4[2], present_key[2]};
   if (ctx.num_outputs() > 1) ctx.out(1).shape = std::move(present_key);
   if (ctx.num_outputs() > 2) ctx.out(2).shape = std::move(present_value);
+}
+
+void InferTensorScatter(OpContext& ctx) {
+  const TensorFact& past = ctx.in(0);
+  const TensorFact& update = ctx.in(1);
+  ctx.out(0).elem_type = past.elem_type;
+  ctx.out(0).shape = past.shape;
+  if (!past.shape || !update.shape || update.rank() != past.rank()) return;
+  const int64_t rank = past.rank();
+  int64_t axis = ctx.AttrInt("axis", -2);
+  if (axis < 0) axis += rank;
+  if (axis <= 0 || axis >= rank) return;  // the batch axis cannot be the sequence axis
+  // The update differs from the cache only on the sequence axis, where it must fit.
+  for (int64_t a = 0; a < rank; ++a) {
+    if (a == axis) continue;
+    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*update.shape)[a], (*past.shape)[a],
+                absl::StrCat("TensorScatter update vs cache, axis ", a), kNoOrigin, a);
+  }
+}
+
+void InferLinearAttention(OpContext& ctx) {
+  const TensorFact& q = ctx.in(0);
+  const TensorFact& k = ctx.in(1);
+  const TensorFact& v = ctx.in(2);
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.out(i).elem_type = q.elem_type;
+  auto qh = ctx.AttrInt("q_num_heads"), kvh = ctx.AttrInt("kv_num_heads");
+  if (!qh || !kvh || *qh < 1 || *kvh < 1) return;
+  if (!q.shape || !k.shape || !v.shape || q.rank() != 3 || k.rank() != 3 || v.rank() != 3) return;
+  const Dims& sq = *q.shape;
+  const MaybeExpr dk = nn::SplitHeads(ctx, sq[2], *qh, "LinearAttention query vs q_num_heads");
+  const MaybeExpr dv =
+      nn::SplitHeads(ctx, DimOf(v, 2), *kvh, "LinearAttention value vs kv_num_heads");
+  ctx.Require(RequirementKind::kChannels, Relation::kDivisible, C(*qh), C(*kvh),
+              "LinearAttention q_num_heads vs kv_num_heads");
+  ctx.out(0).shape = Dims{sq[0], sq[1], sym::Mul(C(*qh), dv)};
+  if (ctx.num_outputs() > 1) ctx.out(1).shape = Dims{sq[0], C(*kvh), dk, dv};
+}
+
+void InferFlexAttention(OpContext& ctx) {
+  const TensorFact& q = ctx.in(0);
+  const TensorFact& k = ctx.in(1);
+  const TensorFact& v = ctx.in(2);
+  ctx.out(0).elem_type = q.elem_type;
+  if (!q.shape || !k.shape || !v.shape || q.rank() != 4 || k.rank() != 4 || v.rank() != 4) return;
+  ctx.Require(RequirementKind::kInnerDim, Relation::kEqual, DimOf(q, 3), DimOf(k, 3),
+              "FlexAttention head size: Q vs K", kNoOrigin, 3);
+  ctx.Require(RequirementKind::kInnerDim, Relation::kEqual, DimOf(k, 2), DimOf(v, 2),
+              "FlexAttention kv sequence: K vs V", kNoOrigin, 2);
+  ctx.out(0).shape = Dims{DimOf(q, 0), DimOf(q, 1), DimOf(q, 2), DimOf(v, 3)};
 }
 
 void InferRotaryEmbedding(OpContext& ctx) {

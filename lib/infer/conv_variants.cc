@@ -86,4 +86,23 @@ void InferDeformConv(OpContext& ctx) {
   ForwardConv(ctx, 0, 1, false, "DeformConv");
 }
 
+// CausalConvWithState-27: a depthwise causal 1-D convolution over (B, C, L) with weight (C, 1, k)
+// that pads on the left with the carried state, so the output keeps the input's shape and the new
+// state holds the last k - 1 positions: (B, C, k - 1).
+void InferCausalConvWithState(OpContext& ctx) {
+  const TensorFact& x = ctx.in(0);
+  const TensorFact& w = ctx.in(1);
+  for (size_t i = 0; i < ctx.num_outputs(); ++i) ctx.out(i).elem_type = x.elem_type;
+  ctx.out(0).shape = x.shape;
+  if (!x.shape || x.rank() != 3) return;
+  ctx.Require(RequirementKind::kChannels, Relation::kEqual, DimOf(x, 1), DimOf(w, 0),
+              "CausalConvWithState input channels vs weight channels", kNoOrigin, 1);
+  if (ctx.num_outputs() < 2) return;
+  MaybeExpr state = sym::Sub(DimOf(w, 2), C(1));
+  // The past state, when given, has the same shape; it names the dim where the weight is
+  // unknown.
+  if (!state && ctx.has_input(3)) state = DimOf(ctx.in(3), 2);
+  ctx.out(1).shape = Dims{DimOf(x, 0), DimOf(x, 1), state};
+}
+
 }  // namespace shapelint::infer

@@ -151,6 +151,12 @@ std::optional<int64_t> IntegralDivisor(const OpContext& ctx, const TensorFact& b
     const Element& e = b.values->front();
     return e.value ? e.value->AsConstant() : std::nullopt;
   }
+  // A 16-bit float holds integers exactly only up to 256 (bfloat16) or 2048 (float16): sizes
+  // divided in them are not the fractions this models.
+  if (b.elem_type == ONNX_NAMESPACE::TensorProto::FLOAT16 ||
+      b.elem_type == ONNX_NAMESPACE::TensorProto::BFLOAT16) {
+    return std::nullopt;
+  }
   const std::optional<std::vector<double>> floats = ConstFloats(ctx, 1);
   if (!floats || floats->size() != 1) return std::nullopt;
   const double v = floats->front();

@@ -82,6 +82,16 @@ void InferLSTM(OpContext& ctx);
 
 // attention_ops.cc
 void InferAttention(OpContext& ctx);
+void InferTensorScatter(OpContext& ctx);
+void InferLinearAttention(OpContext& ctx);
+void InferFlexAttention(OpContext& ctx);
+void InferCausalConvWithState(OpContext& ctx);
+void InferSwiGlu(OpContext& ctx);
+void InferBitCast(OpContext& ctx);
+// ai.onnx.ml (ml_ops.cc)
+void InferArrayFeatureExtractor(OpContext& ctx);
+void InferLabelEncoder(OpContext& ctx);
+void InferTreeEnsemble(OpContext& ctx);
 void InferRotaryEmbedding(OpContext& ctx);
 
 // signal_ops.cc

@@ -54,6 +54,7 @@ constexpr OpEntry kOps[] = {
     {"Sinh", InferUnary},
     {"Softplus", InferUnary},
     {"Softsign", InferUnary},
+    {"Swish", InferUnary},
     {"Sqrt", InferUnary},
     {"Tan", InferUnary},
     {"Tanh", InferUnary},
@@ -150,6 +151,9 @@ constexpr OpEntry kOps[] = {
     // Attention (attention_ops.cc)
     {"Attention", InferAttention},
     {"RotaryEmbedding", InferRotaryEmbedding},
+    {"TensorScatter", InferTensorScatter},
+    {"LinearAttention", InferLinearAttention},
+    {"CausalConvWithState", InferCausalConvWithState},
     // Signal processing (signal_ops.cc)
     {"DFT", InferDFT},
     {"STFT", InferSTFT},
@@ -183,6 +187,9 @@ constexpr OpEntry kOps[] = {
     {"CastLike", InferCastLike},
     {"Clip", InferClip},
     {"CumSum", InferCumSum},
+    {"CumProd", InferSameShape},  // not CumSum's: that one also folds running sums
+    {"BitCast", InferBitCast},
+    {"SwiGLU", InferSwiGlu},
     {"ReverseSequence", InferSameShape},
     {"Trilu", InferSameShape},
     // Generators (generator_ops.cc)
@@ -262,6 +269,19 @@ constexpr OpEntry kTrainingOps[] = {
     {"Momentum", InferMomentum},
 };
 
+// ai.onnx.preview.
+constexpr OpEntry kPreviewOps[] = {
+    {"FlexAttention", InferFlexAttention},
+};
+
+// ai.onnx.ml (ml_ops.cc): the ops ONNX's node cases use.
+constexpr OpEntry kMlOps[] = {
+    {"ArrayFeatureExtractor", InferArrayFeatureExtractor},
+    {"Binarizer", InferSameShape},
+    {"LabelEncoder", InferLabelEncoder},
+    {"TreeEnsemble", InferTreeEnsemble},
+};
+
 template <size_t kCount>
 OpInferFn Lookup(const OpEntry (&entries)[kCount], std::string_view op_type) {
   for (const OpEntry& e : entries) {
@@ -287,6 +307,8 @@ OpInferFn FindOp(std::string_view domain, std::string_view op_type) {
   // The contrib tables are short: a linear scan costs less than building a map.
   if (domain == "com.microsoft") return Lookup(kMicrosoftOps, op_type);
   if (domain == "ai.onnx.preview.training") return Lookup(kTrainingOps, op_type);
+  if (domain == "ai.onnx.preview") return Lookup(kPreviewOps, op_type);
+  if (domain == "ai.onnx.ml") return Lookup(kMlOps, op_type);
   return nullptr;
 }
 

@@ -20,7 +20,9 @@ MaybeExpr OnesidedBins(const MaybeExpr& n) { return sym::Add(sym::FloorDiv(n, C(
 
 void InferDFT(OpContext& ctx) {
   // input [signal dims..., 1 or 2] -> output [signal dims..., 2]; along `axis` the length is
-  // dft_length when given, and floor(length / 2) + 1 when onesided.
+  // dft_length when given, and floor(length / 2) + 1 when onesided. Onesided and inverse
+  // together are the IRFFT: complex input, real output [..., 1], and dft_length defaults to
+  // 2 * (length - 1).
   const TensorFact& x = ctx.in(0);
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
@@ -28,9 +30,10 @@ void InferDFT(OpContext& ctx) {
   const int64_t rank = x.rank();
   const bool onesided = ctx.AttrInt("onesided", 0) != 0;
   const bool inverse = ctx.AttrInt("inverse", 0) != 0;
-  // DFT-20 rejects onesided with inverse in its shape inference and later revisions give the
-  // pair a different meaning (C2R); the 17 text does not say. Leave the pair unknown.
-  if (onesided && inverse) return;
+  // The IRFFT: ONNX 1.18's DFT-20 inference rejected the pair, the 17 text does not say; the
+  // DFT-20 text of ONNX 1.23 defines it and its reference implementation runs it at opsets 19
+  // and 20 alike, so every version reads it that way.
+  const bool irfft = onesided && inverse;
   std::optional<int64_t> axis;
   if (ctx.opset() < 20) {
     // DFT-17: attribute, default 1, a tensor axis (ONNX 1.12's inference agrees).
@@ -43,22 +46,27 @@ void InferDFT(OpContext& ctx) {
   // Valid: [-r, -2] and [0, r - 2]; the last axis holds the complex parts.
   if (axis && *axis < 0) axis = ctx.opset() >= 20 && *axis >= -rank ? *axis + rank : -1;
   Dims out = *x.shape;
-  out[rank - 1] = C(2);
+  out[rank - 1] = C(irfft ? 1 : 2);
+  if (irfft && ConstOf((*x.shape)[rank - 1]) != 2) return;  // real input: invalid
   if (!axis || *axis < 0 || *axis > rank - 2) {
     // Without dft_length and onesided no signal dim changes, wherever the axis is.
-    if (!axis && !onesided && !ctx.has_input(1)) {
+    if (!axis && !onesided && !inverse && !ctx.has_input(1)) {
       y.shape = std::move(out);
       return;
     }
     y.shape = nn::UnknownDims(rank);
-    (*y.shape)[rank - 1] = C(2);
+    (*y.shape)[rank - 1] = C(irfft ? 1 : 2);
     return;
   }
   MaybeExpr len = out[*axis];
-  if (ctx.has_input(1)) len = nn::ScalarInput(ctx, 1);
+  if (ctx.has_input(1)) {
+    len = nn::ScalarInput(ctx, 1);
+  } else if (irfft) {
+    len = sym::Mul(C(2), sym::Sub(len, C(1)));
+  }
   // One-sided output is for real input only ("if the input ... tensors are complex, then
   // onesided output is not possible").
-  if (onesided) {
+  if (onesided && !irfft) {
     len = ConstOf((*x.shape)[rank - 1]) == 1 ? OnesidedBins(len) : MaybeExpr();
   }
   out[*axis] = len;

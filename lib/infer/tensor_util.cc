@@ -1,7 +1,9 @@
 #include "infer/tensor_util.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "shapelint/ir/model.h"
@@ -37,6 +39,53 @@ std::optional<std::vector<double>> ReadReal(const TensorProto& t, const Repeated
   return out;
 }
 
+// IEEE binary16 and bfloat16, from their bits: every value of either is a double exactly.
+double HalfToDouble(uint16_t bits) {
+  const int sign = (bits >> 15) != 0 ? -1 : 1;
+  const int exponent = (bits >> 10) & 0x1f;
+  const int mantissa = bits & 0x3ff;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);  // zero and subnormals
+  if (exponent == 0x1f) {
+    return mantissa == 0 ? sign * std::numeric_limits<double>::infinity()
+                         : std::numeric_limits<double>::quiet_NaN();
+  }
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+double BFloat16ToDouble(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof(f));
+  return f;
+}
+
+// A 16-bit float tensor: raw_data (2 bytes an element, little-endian) or int32_data, which holds
+// each element's bits.
+std::optional<std::vector<double>> ReadReal16(const TensorProto& t, double (*convert)(uint16_t)) {
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
+  }
+  if (count > kMaxTrackedElements) return std::nullopt;
+  std::vector<double> out;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != static_cast<size_t>(count) * 2) return std::nullopt;
+    for (int64_t i = 0; i < count; ++i) {
+      const auto lo = static_cast<uint8_t>(raw[2 * i]);
+      const auto hi = static_cast<uint8_t>(raw[2 * i + 1]);
+      out.push_back(convert(static_cast<uint16_t>(lo | (hi << 8))));
+    }
+    return out;
+  }
+  if (t.int32_data_size() != count) return std::nullopt;
+  for (int32_t v : t.int32_data()) {
+    if (v < 0 || v > 0xffff) return std::nullopt;
+    out.push_back(convert(static_cast<uint16_t>(v)));
+  }
+  return out;
+}
+
 std::optional<std::vector<double>> ReadFloatTensor(const TensorProto& t) {
   if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;  // never opened
   switch (t.data_type()) {
@@ -44,6 +93,10 @@ std::optional<std::vector<double>> ReadFloatTensor(const TensorProto& t) {
       return ReadReal<float>(t, t.float_data());
     case TensorProto::DOUBLE:
       return ReadReal<double>(t, t.double_data());
+    case TensorProto::FLOAT16:
+      return ReadReal16(t, HalfToDouble);
+    case TensorProto::BFLOAT16:
+      return ReadReal16(t, BFloat16ToDouble);
     default:
       return std::nullopt;
   }

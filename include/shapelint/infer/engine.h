@@ -50,9 +50,9 @@ struct Inference {
 
 // Engine notes kept for one model; past this many, one last note says that more were left out.
 inline constexpr size_t kMaxEngineNotes = 1000;
-// The newest opset of the default domain whose ops the engine models (Attention-23,
-// RMSNormalization-23); a model importing a newer one is read as this one, with a note.
-inline constexpr int64_t kNewestModelledOpset = 23;
+// The newest opset of the default domain whose ops the engine models (SwiGLU-28, OneHot-28,
+// ReduceLogSum-28); a model importing a newer one is read as this one, with a note.
+inline constexpr int64_t kNewestModelledOpset = 28;
 
 // Adds `note` to `inference` unless kMaxEngineNotes are already there.
 void AddEngineNote(Inference& inference, EngineNote note);
