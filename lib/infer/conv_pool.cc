@@ -5,6 +5,7 @@
 // ceil_mode rounds up instead, but a window may not start in the end padding; auto_pad
 // SAME_* gives ceil(in / stride) and VALID the unpadded formula.
 #include "absl/strings/str_cat.h"
+#include "infer/conv_window.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
 
@@ -79,7 +80,11 @@ void InferConv(OpContext& ctx) {
     std::vector<int64_t> k;
     for (size_t i = 2; i < w.shape->size(); ++i) {
       auto c = (*w.shape)[i] ? (*w.shape)[i]->AsConstant() : std::nullopt;
-      if (!c) return;
+      if (!c) {
+        // A symbolic kernel (W a graph input): the window rule over W's dims.
+        conv::ForwardConv(ctx, 0, 1, true, "Conv");
+        return;
+      }
       k.push_back(*c);
     }
     kernel = k;

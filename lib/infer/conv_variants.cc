@@ -44,11 +44,13 @@ Dims ForwardSpatial(const OpContext& ctx, const TensorFact& x, const TensorFact&
   return out;
 }
 
+}  // namespace
+
 // The forward convolutions: Y = [N, M, spatial...] with M = W.shape[0], and the channel
 // requirement X.shape[1] == W.shape[1] * group (Conv-11 spec, also ConvInteger/QLinearConv/
 // DeformConv: "X.shape[1] == (W.shape[1] * group) == C").
-void ForwardConv(OpContext& ctx, size_t x_index, size_t w_index, bool allow_auto_pad,
-                 const char* op) {
+void conv::ForwardConv(OpContext& ctx, size_t x_index, size_t w_index, bool allow_auto_pad,
+                       const char* op) {
   const TensorFact& x = ctx.in(x_index);
   const TensorFact& w = ctx.in(w_index);
   if (!x.shape || x.rank() < 3) return;
@@ -64,26 +66,24 @@ void ForwardConv(OpContext& ctx, size_t x_index, size_t w_index, bool allow_auto
   ctx.out(0).shape = std::move(out);
 }
 
-}  // namespace
-
 void InferConvInteger(OpContext& ctx) {
   // ConvInteger-10: x, w, x_zero_point, w_zero_point; "T3: tensor(int32)".
   ctx.out(0).elem_type = TensorProto::INT32;
-  ForwardConv(ctx, 0, 1, true, "ConvInteger");
+  conv::ForwardConv(ctx, 0, 1, true, "ConvInteger");
 }
 
 void InferQLinearConv(OpContext& ctx) {
   // QLinearConv-10: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
   // B; y has y_zero_point's type.
   ctx.out(0).elem_type = ctx.in(7).elem_type;
-  ForwardConv(ctx, 0, 3, true, "QLinearConv");
+  conv::ForwardConv(ctx, 0, 3, true, "QLinearConv");
 }
 
 void InferDeformConv(OpContext& ctx) {
   // DeformConv-19/22: X, W, offset, B, mask; Conv's output rule without auto_pad.
   ctx.out(0).elem_type = ctx.in(0).elem_type;
   if (ctx.opset() < 19) return;
-  ForwardConv(ctx, 0, 1, false, "DeformConv");
+  conv::ForwardConv(ctx, 0, 1, false, "DeformConv");
 }
 
 // CausalConvWithState-27: a depthwise causal 1-D convolution over (B, C, L) with weight (C, 1, k)

@@ -26,6 +26,12 @@ struct Window {
 
 std::optional<Window> ReadWindow(const OpContext& ctx, size_t spatial, const TensorFact& w);
 
+// A forward convolution's output, Y = [N, M, spatial...] with M = W.shape[0], over a kernel that
+// may be W's symbolic dims, and the channel requirement X.shape[1] == W.shape[1] * group (in
+// conv_variants.cc; Conv itself takes it when W's kernel dims are not constants).
+void ForwardConv(OpContext& ctx, size_t x_index, size_t w_index, bool allow_auto_pad,
+                 const char* op);
+
 }  // namespace shapelint::infer::conv
 
 #endif  // SHAPELINT_LIB_INFER_CONV_WINDOW_H_

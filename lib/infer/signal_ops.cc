@@ -47,10 +47,24 @@ void InferDFT(OpContext& ctx) {
   if (axis && *axis < 0) axis = ctx.opset() >= 20 && *axis >= -rank ? *axis + rank : -1;
   Dims out = *x.shape;
   out[rank - 1] = C(irfft ? 1 : 2);
-  if (irfft && ConstOf((*x.shape)[rank - 1]) != 2) return;  // real input: invalid
+  // The one-sided transforms take one kind of input: the RFFT real ([..., 1]), the IRFFT
+  // complex ([..., 2]). A symbolic last dim must be that one; with a constant other one (invalid)
+  // or an unknown one the transformed axis is unknown.
+  bool parts_known = true;
+  if (onesided) {
+    const MaybeExpr& parts = (*x.shape)[rank - 1];
+    const int64_t need = irfft ? 2 : 1;
+    parts_known = parts && (!ConstOf(parts) || ConstOf(parts) == need);
+    if (parts_known) {
+      ctx.Require(RequirementKind::kChannels, Relation::kEqual, parts, C(need),
+                  irfft ? "DFT (IRFFT) input is complex: last dim 2"
+                        : "DFT (RFFT) input is real: last dim 1",
+                  kNoOrigin, rank - 1);
+    }
+  }
   if (!axis || *axis < 0 || *axis > rank - 2) {
     // Without dft_length and onesided no signal dim changes, wherever the axis is.
-    if (!axis && !onesided && !inverse && !ctx.has_input(1)) {
+    if (!axis && !onesided && !ctx.has_input(1)) {
       y.shape = std::move(out);
       return;
     }
@@ -64,10 +78,10 @@ void InferDFT(OpContext& ctx) {
   } else if (irfft) {
     len = sym::Mul(C(2), sym::Sub(len, C(1)));
   }
-  // One-sided output is for real input only ("if the input ... tensors are complex, then
-  // onesided output is not possible").
-  if (onesided && !irfft) {
-    len = ConstOf((*x.shape)[rank - 1]) == 1 ? OnesidedBins(len) : MaybeExpr();
+  if (!parts_known) {
+    len = std::nullopt;
+  } else if (onesided && !irfft) {
+    len = OnesidedBins(len);  // real input, checked above
   }
   out[*axis] = len;
   y.shape = std::move(out);

@@ -388,12 +388,20 @@ g (float[B,L,M,1] x, float[B,L,M,2] cx) => (float[B,L,?,2] d) {
   ax = Constant <value = int64 {1}> ()
   a1 = DFT <onesided = 1> (x, , ax)
   c1 = DFT <onesided = 1> (cx, , ax)
+  i1 = DFT <onesided = 1, inverse = 1> (cx, , ax)
+  n6 = Constant <value = int64 {6}> ()
+  i2 = DFT <onesided = 1, inverse = 1> (cx, n6, ax)
+  r1 = DFT <onesided = 1, inverse = 1> (x, , ax)
 })",
                    20);
   // axis -2 is M: floor(M / 2) + 1
   CHECK(v20.Shape("d") == "[B, L, floor(M / 2) + 1, 2]");
   CHECK(v20.Shape("a1") == "[B, floor(L / 2) + 1, M, 2]");
   CHECK(v20.Shape("c1") == "[B, ?, M, 2]");
+  // onesided with inverse is the IRFFT: complex in, real out, dft_length 2 * (L - 1) by default.
+  CHECK(v20.Shape("i1") == "[B, 2*L - 2, M, 1]");
+  CHECK(v20.Shape("i2") == "[B, 6, M, 1]");
+  CHECK(v20.Shape("r1") == "[B, ?, M, 1]");  // real input: not an IRFFT's
 }
 
 TEST_CASE("random generators, losses and text ops", "[infer][nn]") {
