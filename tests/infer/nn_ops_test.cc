@@ -404,6 +404,38 @@ g (float[B,L,M,1] x, float[B,L,M,2] cx) => (float[B,L,?,2] d) {
   CHECK(v20.Shape("r1") == "[B, ?, M, 1]");  // real input: not an IRFFT's
 }
 
+TEST_CASE("opsets 24-28: KV-cache writes, linear attention, causal conv, SwiGLU", "[infer][nn]") {
+  auto r = Infer(R"(
+g (float[B,H,M,D] cache, float[B,H,S,D] upd, float[B,T,256] q, float[B,T,64] k,
+   float[B,T,128] v, float[B,C,L] x, float[C,1,K] w, float[N,F] a, float[N,F] b, float[N,G] c)
+  => (float[B,H,M,D] y) {
+  y = TensorScatter <axis = 2> (cache, upd)
+  o, st = LinearAttention <q_num_heads = 8, kv_num_heads = 2> (q, k, v)
+  cy, cs = CausalConvWithState (x, w)
+  sg = SwiGLU (a, b)
+  bad = SwiGLU (a, c)
+  bc = BitCast <to = 6> (a)
+  cp = CumProd (a, ax)
+  ax = Constant <value = int64 {0}> ()
+})",
+                 28);
+  CHECK(r.Shape("y") == "[B, H, M, D]");
+  // dk = 256 / 8 = 32, dv = 128 / 2 = 64: output (B, T, 8 * 64), state (B, 2, 32, 64).
+  CHECK(r.Shape("o") == "[B, T, 512]");
+  CHECK(r.Shape("st") == "[B, 2, 32, 64]");
+  // The output keeps the input's shape; the state holds the last K - 1 positions.
+  CHECK(r.Shape("cy") == "[B, C, L]");
+  CHECK(r.Shape("cs") == "[B, C, K - 1]");
+  CHECK(r.Shape("sg") == "[N, F]");
+  CHECK(r.Shape("bc") == "[N, F]");
+  CHECK(r.Type("bc") == TensorProto::INT32);
+  CHECK(r.Shape("cp") == "[N, F]");
+  // SwiGLU does not broadcast: its two inputs must match, and TensorScatter's update must match
+  // the cache off the sequence axis.
+  CHECK(r.Requirements(RequirementKind::kBroadcast) == std::vector<std::string>{"F ~ G"});
+  CHECK(r.Requirements(RequirementKind::kConcatDim).empty());
+}
+
 TEST_CASE("random generators, losses and text ops", "[infer][nn]") {
   auto r = Infer(R"(
 g (float[N,4] p, float[N,10] logits, float[N,C,D] scores, int64[N,D] labels, float[C] wt,

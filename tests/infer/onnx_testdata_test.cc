@@ -547,6 +547,7 @@ std::string MarkdownReport(const std::string& title, const std::string& summary,
 struct DataSet {
   std::string title;
   fs::path root;
+  std::string where;                // root as the report names it (no machine path in the docs)
   std::vector<std::string> suites;  // directories under root holding one directory per model
   std::string label_prefix;         // labels are <prefix><suite>/<model>
   size_t min_models;                // a smaller set means the data is damaged or incomplete
@@ -658,7 +659,7 @@ std::string RunSet(const DataSet& set, const std::string& only) {
     for (const std::string& s : *list) not_checked.push_back(absl::StrCat(what, ": ", s));
   }
   std::string summary = absl::StrCat(
-      labels.size(), " models in ", root.string(), ": ", checked, " checked, ", non_tensor.size(),
+      labels.size(), " models in ", set.where, ": ", checked, " checked, ", non_tensor.size(),
       " skipped for sequence/optional values, ", load_errors.size(), " load errors, ",
       bad_data.size(), " with unreadable data; ", tally[kConcrete].total(), " outputs.");
   for (Mode mode : kModes) {
@@ -724,12 +725,14 @@ TEST_CASE("shape engine agrees with ONNX backend testdata (1.12 and 1.23.2)", "[
   const DataSet sets[] = {
       {"ONNX 1.12 (Debian libonnx-testdata)",
        root,
+       root.string(),
        {std::begin(kSuites), std::end(kSuites)},
        "",
        1000,
        kMinExactFraction},
       {"ONNX 1.23.2 node cases (tests/infer/onnx_node_1_23)",
        fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "infer" / "onnx_node_1_23",
+       "tests/infer/onnx_node_1_23",
        {""},
        "1.23/node",
        1884,
