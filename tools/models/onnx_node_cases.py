@@ -12,6 +12,8 @@ the layout the `[testdata]` test (tests/infer/onnx_testdata_test.cc) reads.
 
 Run it in the venv of tools/models/requirements-node-cases.txt (python3 -m venv;
 pip install -r); the onnx version decides which cases exist and what they hold.
+The cases seed their random inputs, so a rerun with the same onnx writes the same
+bytes.
 Usage: onnx_node_cases.py [out_dir]   (default: tests/infer/onnx_node_1_23)
 """
 
@@ -53,7 +55,10 @@ def serialize(value, type_proto: onnx.TypeProto, name: str, max_elements: int | 
         return numpy_helper.from_list(value, name).SerializeToString()
     if type_proto.HasField("optional_type"):
         return numpy_helper.from_optional(value, name).SerializeToString()
-    t = value if isinstance(value, TensorProto) else numpy_helper.from_array(np.asarray(value), name)
+    if isinstance(value, TensorProto):
+        t = value
+    else:
+        t = numpy_helper.from_array(np.asarray(value), name)
     if max_elements is not None and int(np.prod(t.dims, dtype=np.int64)) > max_elements:
         t = dims_only(t)
     return t.SerializeToString()
@@ -65,7 +70,10 @@ def main() -> int:
     parser.add_argument("--full", action="store_true", help="keep every tensor's payload")
     args = parser.parse_args()
     if onnx.__version__ != PINNED:
-        print(f"note: onnx {onnx.__version__}, the committed data is from {PINNED}", file=sys.stderr)
+        print(
+            f"note: onnx {onnx.__version__}, the committed data is from {PINNED}",
+            file=sys.stderr,
+        )
 
     if os.path.exists(args.out):
         shutil.rmtree(args.out)
