@@ -8,6 +8,8 @@
 #include <string_view>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "lint/analysis.h"
 #include "lint/evaluator.h"
 #include "shapelint/infer/facts.h"
@@ -171,10 +173,23 @@ ir::ValueId ExitValue(const ir::Graph& g, int node) {
   return first;
 }
 
+// "kernel_shape = [3, 2]": attribute `name` of `node` as it is written, for ints, an int or a
+// float; empty for others (a string may be anything) and when the node lacks it.
+std::string AttributeText(const ir::Node& node, std::string_view name) {
+  const ir::AttributeRef a = node.FindAttribute(name);
+  if (!a) return "";
+  const std::string text = absl::StrCat(a->name(), " = ");
+  if (a->ints_size() > 0) return absl::StrCat(text, "[", absl::StrJoin(a->ints(), ", "), "]");
+  if (a->has_i()) return absl::StrCat(text, a->i());
+  if (a->has_f()) return absl::StrCat(text, a->f());
+  return "";
+}
+
 }  // namespace
 
 FindingPath PathOf(const ir::Model& model, const infer::Inference& inference,
-                   const sym::Binding& witness, const Finding& finding) {
+                   const sym::Binding& witness, const Finding& finding,
+                   const std::optional<NodeRef>& fails_at) {
   FindingPath path;
   path.witness = Sorted(witness);
   const ir::Graph* graph = GraphAt(model.graph(), finding.node.graph);
@@ -193,8 +208,17 @@ FindingPath PathOf(const ir::Model& model, const infer::Inference& inference,
     path.counterexample = Sorted(*counterexample);
     if (int failing = NodeIn(g, finding.counterexample->failing_node); failing >= 0) {
       target = failing;
+      path.ends_in_failure = finding.counterexample->node_fails;
+    }
+    // Where the graph itself fails further on at the same sizes, the drawing goes on to there.
+    if (const int later = fails_at ? NodeIn(g, *fails_at) : -1;
+        !finding.counterexample->node_fails && later >= 0 && later != target &&
+        !ShortestPath(g, target, later).empty()) {
+      target = later;
+      path.ends_in_failure = true;
     }
   }
+  path.literal = finding.attribute.empty() ? "" : AttributeText(g.node(culprit), finding.attribute);
 
   // Where the size entered: the first node a note points at from which the culprit is reached
   // (a Constant, a Shape), else the culprit itself; notes downstream of it are the way on.
@@ -242,7 +266,17 @@ absl::StatusOr<std::vector<FindingPath>> PathsOf(const ir::Model& model, const L
     at_export = at_export && analysis.example().Get(symbol) == size;
   }
   for (const Finding& f : findings) {
-    paths.push_back(PathOf(analysis.model(), analysis.inference(), analysis.witness(), f));
+    // The first node the graph fails at, at the counterexample's sizes: SL001's pool returns
+    // another size there, and the Linear after it is where ONNX Runtime stops.
+    std::optional<NodeRef> fails_at;
+    if (f.counterexample && !f.counterexample->node_fails) {
+      sym::Binding at = analysis.witness();
+      for (const auto& [symbol, size] : f.counterexample->binding) at.Set(symbol, size);
+      Counterexample c = analysis.Evaluate(at);
+      if (c.node_fails) fails_at = c.failing_node;
+    }
+    paths.push_back(
+        PathOf(analysis.model(), analysis.inference(), analysis.witness(), f, fails_at));
     paths.back().witness_is_export = at_export;
   }
   return paths;

@@ -189,8 +189,10 @@ class Drawing {
   }
 
   // A node's box, with the cards of the tensors it reads from off the path beside it.
+  // `literal`, the finding's attribute on its node, is drawn after the op in bold: the number
+  // the example baked in.
   void Node(const lint::NodeRef& node, size_t index, std::string_view roles,
-            const std::vector<const PathEdge*>& cards) {
+            const std::vector<const PathEdge*>& cards, const std::string& literal) {
     const int n = static_cast<int>(cards.size());
     const int cards_height = n > 0 ? n * (kCardHeight + kCardGap) - kCardGap : 0;
     const int row = std::max(kBoxHeight, cards_height);
@@ -224,8 +226,14 @@ class Drawing {
         "</title>\n");
     absl::StrAppend(&svg_, "<rect x=\"", kBoxX, "\" y=\"", box_y, "\" width=\"", kBoxWidth,
                     "\" height=\"", kBoxHeight, "\" rx=\"8\"/>\n");
+    const std::string op = Cut(node.op_type, kBoxChars);
     absl::StrAppend(&svg_, "<text class=\"op\" x=\"", kBoxX + 12, "\" y=\"", box_y + 19, "\">",
-                    Html(Cut(node.op_type, kBoxChars)), "</text>\n");
+                    Html(op));
+    if (!literal.empty() && op.size() + 1 < kBoxChars) {
+      absl::StrAppend(&svg_, " <tspan class=\"literal\" font-weight=\"bold\">",
+                      Html(Cut(literal, kBoxChars - op.size() - 1)), "</tspan>");
+    }
+    absl::StrAppend(&svg_, "</text>\n");
     absl::StrAppend(&svg_, "<text class=\"label\" x=\"", kBoxX + 12, "\" y=\"", box_y + 36, "\">",
                     Html(Cut(NodeLabel(node), kBoxChars)), "</text></g>\n");
     y_ += row;
@@ -280,7 +288,10 @@ std::string Roles(const lint::Finding& f, const FindingPath& path, size_t i) {
   const lint::NodeRef& n = path.nodes[i];
   if (i == 0) roles.push_back("entered");
   if (n.graph == f.node.graph && n.index == f.node.index) roles.push_back("finding");
-  if (path.connected && i + 1 == path.nodes.size()) roles.push_back("fails");
+  if (path.connected && i + 1 == path.nodes.size() &&
+      (path.ends_in_failure || !f.counterexample || !f.counterexample->node_fails)) {
+    roles.push_back("fails");
+  }
   return absl::StrJoin(roles, " ");
 }
 
@@ -360,10 +371,11 @@ std::string PathFigure(const lint::Finding& finding, const FindingPath& path) {
     for (const PathEdge& e : path.edges) {
       if (e.from < 0 && e.to == static_cast<int>(i)) cards.push_back(&e);
     }
-    d.Node(path.nodes[i], i, Roles(finding, path, i), cards);
+    const bool own =
+        path.nodes[i].graph == finding.node.graph && path.nodes[i].index == finding.node.index;
+    d.Node(path.nodes[i], i, Roles(finding, path, i), cards, own ? path.literal : "");
   }
-  const bool not_run =
-      path.connected && finding.counterexample && finding.counterexample->node_fails;
+  const bool not_run = path.connected && path.ends_in_failure;
   if (const PathEdge* out = edge(static_cast<int>(n) - 1, -1)) {
     d.Edge(out, not_run);
     d.End(*out, finding);

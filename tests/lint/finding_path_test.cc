@@ -117,6 +117,44 @@ TEST_CASE("finding path: the finding's node alone when nothing joins it to the f
   CHECK((*paths)[0].edges.empty());
 }
 
+TEST_CASE("finding path: on to where the graph fails, the baked attribute drawn", "[lint][path]") {
+  // adaptive_avg_pool2d(x, (2, 3)) decomposed at 6 x 6, then a Linear over the 12 features. At
+  // H = 9 the pool returns 3 x 3 (SL001's counterexample is that change, at the pool) and the
+  // Gemm is where ONNX Runtime stops: 18 features against 12.
+  auto model = ir::LoadModelFromBytes(R"(<ir_version: 8, opset_import: ["" : 17]>
+head (float[N,2,H,W] x) => (float[N,10] y) {
+  p = AveragePool <kernel_shape = [3, 2], strides = [3, 2]> (x)
+  f = Flatten <axis = 1> (p)
+  w = Constant <value = float[10, 12] {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}> ()
+  y = Gemm <transB = 1> (f, w)
+}
+)",
+                                      "head.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(model.ok());
+  Finding f;
+  f.rule = "SL001";
+  f.node = {.name = "", .op_type = "AveragePool", .index = 0, .graph = "main"};
+  f.attribute = "kernel_shape";
+  Counterexample c;
+  c.binding = {{"H", 9}, {"N", 2}, {"W", 6}};
+  c.failing_node = f.node;
+  c.failure = "the pool gives [3, 3] here";
+  f.counterexample = c;
+  auto paths = PathsOf(**model, {}, {f});
+  REQUIRE(paths.ok());
+  const FindingPath& p = (*paths)[0];
+  CHECK(Ops(p) == std::vector<std::string>{"AveragePool", "Flatten", "Gemm"});
+  CHECK(p.connected);
+  CHECK(p.ends_in_failure);
+  CHECK(p.literal == "kernel_shape = [3, 2]");
+  // Where the graph runs on at the counterexample, the path ends at the finding's node.
+  f.counterexample->binding = {{"H", 7}, {"N", 2}, {"W", 6}};
+  paths = PathsOf(**model, {}, {f});
+  REQUIRE(paths.ok());
+  CHECK(Ops((*paths)[0]) == std::vector<std::string>{"AveragePool"});
+  CHECK_FALSE((*paths)[0].ends_in_failure);
+}
+
 TEST_CASE("finding path: the export size is the witness, with --export-dims too", "[lint][path]") {
   Linted l = LintFixture("tests/corpus/torch/adaptive_avg_pool2d.onnx");
   REQUIRE(l.findings.size() == 1);

@@ -88,14 +88,25 @@ struct FindingPath {
   // symbol it binds: only then may a report call it that. Otherwise it is a binding at which
   // every requirement holds, which the search chose.
   bool witness_is_export = false;
+  // True when the last node fails at the counterexample: the counterexample's failing node, or,
+  // for a counterexample where the finding's node only returns another size (SL001's pool),
+  // the first node downstream that the graph fails at there (the Linear the pooled map feeds),
+  // so the drawing goes on to where ONNX Runtime stops.
+  bool ends_in_failure = false;
+  // The finding's attribute on its node as the model has it ("kernel_shape = [3, 2]"): the
+  // literal the drawing highlights; empty when the finding names none or the node lacks it.
+  std::string literal;
 };
 
 // The path of `finding` in `model`, the model it was linted on (with LintOptions::dynamic and
 // static_dims applied: PathsOf does that), with the tensors' shapes from `inference` at
 // `witness` and at the finding's counterexample (its binding over `witness`). The caller keeps
-// the sym::InternScope that `inference` was built in open for the call.
+// the sym::InternScope that `inference` was built in open for the call. `fails_at`, the first
+// node the graph fails at at the counterexample's sizes where the finding's own counterexample
+// only changes a size, extends the path to it when it is downstream.
 FindingPath PathOf(const ir::Model& model, const infer::Inference& inference,
-                   const sym::Binding& witness, const Finding& finding);
+                   const sym::Binding& witness, const Finding& finding,
+                   const std::optional<NodeRef>& fails_at = std::nullopt);
 
 // The paths of `findings`, which lint::Lint(model, options) returned, in their order. The model
 // is analysed once more for all of them (inference, and the witness of its pins, the export
