@@ -398,14 +398,19 @@ py::tuple LintWithText(const py::object& model, const py::object& select, const 
   return py::make_tuple(linted.findings, blocks);
 }
 
-// The HTML page of the model's findings (docs/html.md), as --format html writes it.
+// The HTML page of the model's findings (docs/html.md), as --format html writes it, or the same
+// report as an element to put in another page (fragment).
 py::str LintHtml(const py::object& model, const py::object& select, const py::object& ignore,
                  const py::object& export_dims, const py::object& dynamic,
-                 const py::object& static_dims) {
+                 const py::object& static_dims, bool fragment) {
   Linted linted =
       LintModel(model, ToLintOptions(select, ignore, export_dims, dynamic, static_dims), true);
   std::ostringstream page;
-  report::WriteHtml({linted.result}, page);
+  if (fragment) {
+    report::WriteHtmlFragment({linted.result}, page);
+  } else {
+    report::WriteHtml({linted.result}, page);
+  }
   return Utf8(std::move(page).str());
 }
 
@@ -612,8 +617,10 @@ void DefineModule(py::module_& m) {
   m.def("lint_html", &LintHtml, py::arg("model"), py::kw_only(), py::arg("select") = py::none(),
         py::arg("ignore") = py::none(), py::arg("export_dims") = py::none(),
         py::arg("dynamic") = py::none(), py::arg("static") = py::none(),
+        py::arg("fragment") = false,
         "The HTML page of the findings (docs/html.md), as --format html writes it: one "
-        "self-contained document.");
+        "self-contained document; with fragment=True one <div class=\"onnx-shapelint\"> whose "
+        "style applies only inside it, to show within another page (a notebook).");
   m.def("with_model_metadata", &WithModelMetadata, py::arg("model"), py::arg("key"),
         py::arg("value"),
         "The serialized model `model` with its metadata entry `key` set to `value`.");

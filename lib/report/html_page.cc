@@ -24,73 +24,77 @@ namespace {
 
 // System fonts only: a web font would be a download.
 constexpr std::string_view kStyle = R"css(
-:root { --error: #b3261e; --warning: #8a5300; --note: #0b6e99; --ink: #1f2328;
+.onnx-shapelint { --error: #b3261e; --warning: #8a5300; --note: #0b6e99; --ink: #1f2328;
   --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --wire: #57606a; }
-* { box-sizing: border-box; }
-body { margin: 0; color: var(--ink); background: #fff;
-  font: 15px/1.5 system-ui, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
-header, nav, main, footer { max-width: 1100px; margin: 0 auto; padding: 0 24px; }
-header { padding-top: 20px; }
-h1 { font-size: 24px; margin: 0; }
-p.summary { font-size: 18px; margin: 4px 0 12px; }
-ul.counts { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0; margin: 0; }
-ul.counts li { border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
+.onnx-shapelint, .onnx-shapelint * { box-sizing: border-box; }
+.onnx-shapelint { margin: 0; color: var(--ink); background: #fff; font: 15px/1.5 system-ui,
+  "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
+.onnx-shapelint > header, .onnx-shapelint > nav, .onnx-shapelint > main, .onnx-shapelint > footer {
+  max-width: 1100px; margin: 0 auto; padding: 0 24px; }
+.onnx-shapelint header { padding-top: 20px; }
+.onnx-shapelint h1 { font-size: 24px; margin: 0; }
+.onnx-shapelint p.summary { font-size: 18px; margin: 4px 0 12px; }
+.onnx-shapelint ul.counts { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0;
+  margin: 0; }
+.onnx-shapelint ul.counts li { border: 1px solid var(--line); border-radius: 6px; padding: 2px 10px;
   background: var(--soft); }
-ul.counts b { font-size: 17px; margin-right: 4px; }
-code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas,
-  "DejaVu Sans Mono", monospace; font-size: 13px; }
-pre { background: var(--soft); padding: 6px 10px; border-radius: 6px; white-space: pre-wrap;
-  overflow-wrap: anywhere; margin: 4px 0; }
-nav ol { margin: 8px 0; }
-section.model { border-top: 2px solid var(--line); margin-top: 20px; }
-section.model > h2 { font-size: 19px; overflow-wrap: anywhere; margin: 12px 0 4px; }
-p.load-error { color: var(--error); font-weight: 600; }
-article.finding { border: 1px solid var(--line); border-left: 6px solid var(--muted);
-  border-radius: 8px; padding: 10px 16px; margin: 14px 0; }
-article.error { border-left-color: var(--error); }
-article.warning { border-left-color: var(--warning); }
-article.note { border-left-color: var(--note); }
-article h3 { font-size: 17px; margin: 0; overflow-wrap: anywhere; }
-.sev { display: inline-block; color: #fff; background: var(--muted); border-radius: 4px;
-  padding: 0 6px; font-size: 12px; font-weight: 700; text-transform: uppercase;
-  vertical-align: 2px; }
-.sev.error { background: var(--error); }
-.sev.warning { background: var(--warning); }
-.sev.note { background: var(--note); }
-.rule-summary { color: var(--muted); margin: 2px 0 6px; }
-p.message { font-size: 16px; margin: 6px 0; overflow-wrap: anywhere; }
-dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 6px 16px;
-  margin: 8px 0; }
-dt { font-weight: 600; color: var(--muted); }
-dd { margin: 0; overflow-wrap: anywhere; }
-dd p { margin: 0 0 4px; }
-table { border-collapse: collapse; margin: 4px 0; }
-th, td { border: 1px solid var(--line); padding: 1px 8px; text-align: left;
-  vertical-align: top; }
-th { background: var(--soft); font-weight: 600; }
-td.differs { color: var(--error); font-weight: 700; }
-figure.path { margin: 12px 0 4px; overflow-x: auto; }
-figcaption { color: var(--muted); font-size: 14px; }
-svg.path { display: block; max-width: 100%; height: auto; }
-svg text { font: 12px ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono",
-  monospace; fill: var(--ink); }
-svg text.op { font-size: 13px; font-weight: 700; }
-svg text.name { font-weight: 700; }
-svg text.gap, svg text.legend { fill: var(--muted); font-family: system-ui, sans-serif; }
-svg tspan.diff { fill: var(--error); font-weight: 700; }
-svg .arrow { stroke: var(--wire); stroke-width: 1.5; fill: none; }
-svg line.gap { stroke-dasharray: 4 4; }
-svg .head { fill: var(--wire); }
-svg .node rect { fill: #eef2f6; stroke: var(--wire); stroke-width: 1.5; }
-svg .node.entered rect { fill: #fff4d6; stroke: #9a6700; }
-svg .node.fails rect { fill: #ffe3e0; stroke: var(--error); }
-svg .node.finding rect { stroke-width: 3.5; }
-svg .card rect { fill: #fff; stroke: var(--line); stroke-width: 1.5; }
-svg rect.end { fill: var(--soft); stroke: var(--wire); }
-svg text.end { text-anchor: middle; }
-details { margin: 6px 0; }
-summary { cursor: pointer; color: var(--muted); }
-footer { color: var(--muted); font-size: 13px; padding-top: 20px; padding-bottom: 20px; }
+.onnx-shapelint ul.counts b { font-size: 17px; margin-right: 4px; }
+.onnx-shapelint code, .onnx-shapelint pre, .onnx-shapelint .mono { font-family: ui-monospace,
+  "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 13px; }
+.onnx-shapelint pre { background: var(--soft); padding: 6px 10px; border-radius: 6px; white-space:
+  pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
+.onnx-shapelint nav ol { margin: 8px 0; }
+.onnx-shapelint section.model { border-top: 2px solid var(--line); margin-top: 20px; }
+.onnx-shapelint section.model > h2 { font-size: 19px; overflow-wrap: anywhere; margin: 12px 0 4px; }
+.onnx-shapelint p.load-error { color: var(--error); font-weight: 600; }
+.onnx-shapelint article.finding { border: 1px solid var(--line); border-left: 6px solid
+  var(--muted); border-radius: 8px; padding: 10px 16px; margin: 14px 0; }
+.onnx-shapelint article.error { border-left-color: var(--error); }
+.onnx-shapelint article.warning { border-left-color: var(--warning); }
+.onnx-shapelint article.note { border-left-color: var(--note); }
+.onnx-shapelint article h3 { font-size: 17px; margin: 0; overflow-wrap: anywhere; }
+.onnx-shapelint .sev { display: inline-block; color: #fff; background: var(--muted); border-radius:
+  4px; padding: 0 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; vertical-align:
+  2px; }
+.onnx-shapelint .sev.error { background: var(--error); }
+.onnx-shapelint .sev.warning { background: var(--warning); }
+.onnx-shapelint .sev.note { background: var(--note); }
+.onnx-shapelint .rule-summary { color: var(--muted); margin: 2px 0 6px; }
+.onnx-shapelint p.message { font-size: 16px; margin: 6px 0; overflow-wrap: anywhere; }
+.onnx-shapelint dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 6px
+  16px; margin: 8px 0; }
+.onnx-shapelint dt { font-weight: 600; color: var(--muted); }
+.onnx-shapelint dd { margin: 0; overflow-wrap: anywhere; }
+.onnx-shapelint dd p { margin: 0 0 4px; }
+.onnx-shapelint table { border-collapse: collapse; margin: 4px 0; }
+.onnx-shapelint th, .onnx-shapelint td { border: 1px solid var(--line); padding: 1px 8px;
+  text-align: left; vertical-align: top; }
+.onnx-shapelint th { background: var(--soft); font-weight: 600; }
+.onnx-shapelint td.differs { color: var(--error); font-weight: 700; }
+.onnx-shapelint figure.path { margin: 12px 0 4px; overflow-x: auto; }
+.onnx-shapelint figcaption { color: var(--muted); font-size: 14px; }
+.onnx-shapelint svg.path { display: block; max-width: 100%; height: auto; }
+.onnx-shapelint svg text { font: 12px ui-monospace, "SFMono-Regular", Menlo, Consolas,
+  "DejaVu Sans Mono", monospace; fill: var(--ink); }
+.onnx-shapelint svg text.op { font-size: 13px; font-weight: 700; }
+.onnx-shapelint svg text.name { font-weight: 700; }
+.onnx-shapelint svg text.gap, .onnx-shapelint svg text.legend { fill: var(--muted); font-family:
+  system-ui, sans-serif; }
+.onnx-shapelint svg tspan.diff { fill: var(--error); font-weight: 700; }
+.onnx-shapelint svg .arrow { stroke: var(--wire); stroke-width: 1.5; fill: none; }
+.onnx-shapelint svg line.gap { stroke-dasharray: 4 4; }
+.onnx-shapelint svg .head { fill: var(--wire); }
+.onnx-shapelint svg .node rect { fill: #eef2f6; stroke: var(--wire); stroke-width: 1.5; }
+.onnx-shapelint svg .node.entered rect { fill: #fff4d6; stroke: #9a6700; }
+.onnx-shapelint svg .node.fails rect { fill: #ffe3e0; stroke: var(--error); }
+.onnx-shapelint svg .node.finding rect { stroke-width: 3.5; }
+.onnx-shapelint svg .card rect { fill: #fff; stroke: var(--line); stroke-width: 1.5; }
+.onnx-shapelint svg rect.end { fill: var(--soft); stroke: var(--wire); }
+.onnx-shapelint svg text.end { text-anchor: middle; }
+.onnx-shapelint details { margin: 6px 0; }
+.onnx-shapelint summary { cursor: pointer; color: var(--muted); }
+.onnx-shapelint footer { color: var(--muted); font-size: 13px; padding-top: 20px; padding-bottom:
+  20px; }
 )css";
 
 // A path as the text report names it: standard input is "<stdin>".
@@ -316,8 +320,11 @@ std::string Html(std::string_view text) {
   return out;
 }
 
-void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out) {
-  const std::string summary = SummaryText(results);
+namespace {
+
+// The report as one element whose style sheet applies only inside it (every selector starts
+// with its class): a notebook shows it among the user's own cells, which it must not restyle.
+std::string Fragment(const std::vector<ModelResult>& results, const std::string& summary) {
   Counts total;
   int64_t load_errors = 0;
   for (const ModelResult& r : results) {
@@ -332,12 +339,9 @@ void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out) {
   }
   const std::string version(lint::Version());
   std::string page = absl::StrCat(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<meta name=\"generator\" content=\"onnx-shapelint ",
-      Html(version), "\">\n<title>onnx-shapelint: ", Html(summary), "</title>\n<style>",
-      std::string(kStyle), "</style>\n</head>\n<body>\n<header>\n<h1>onnx-shapelint report</h1>\n",
-      "<p class=\"summary\" id=\"summary\">", Html(summary), "</p>\n<ul class=\"counts\">\n");
+      "<div class=\"onnx-shapelint\">\n<style>", std::string(kStyle),
+      "</style>\n<header>\n<h1>onnx-shapelint report</h1>\n<p class=\"summary\" id=\"summary\">",
+      Html(summary), "</p>\n<ul class=\"counts\">\n");
   auto count = [&](int64_t n, std::string_view what, std::string_view cls) {
     absl::StrAppend(&page, "<li class=\"", std::string(cls), "\"><b>", n, "</b>", std::string(what),
                     "</li>\n");
@@ -386,9 +390,24 @@ void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out) {
     }
     absl::StrAppend(&page, "</section>\n");
   }
-  absl::StrAppend(&page, "</main>\n<footer>onnx-shapelint ", Html(version),
-                  "</footer>\n</body>\n</html>\n");
-  out << page;
+  absl::StrAppend(&page, "</main>\n<footer>onnx-shapelint ", Html(version), "</footer>\n</div>\n");
+  return page;
+}
+
+}  // namespace
+
+void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out) {
+  const std::string summary = SummaryText(results);
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+         "<meta name=\"generator\" content=\"onnx-shapelint "
+      << Html(lint::Version()) << "\">\n<title>onnx-shapelint: " << Html(summary)
+      << "</title>\n</head>\n<body>\n"
+      << Fragment(results, summary) << "</body>\n</html>\n";
+}
+
+void WriteHtmlFragment(const std::vector<ModelResult>& results, std::ostream& out) {
+  out << Fragment(results, SummaryText(results));
 }
 
 }  // namespace shapelint::report

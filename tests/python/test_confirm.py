@@ -4,6 +4,7 @@ the tests check that; with it (SHAPELINT_EXTRA_PYTHON), what it returns."""
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -395,14 +396,33 @@ class HtmlTest(unittest.TestCase):
 
     def test_notebook_page_has_the_drawing_and_the_verdicts(self):
         page = confirm.confirm(str(POOL))._repr_html_()
-        self.assertTrue(page.startswith("<!DOCTYPE html>"), page[:80])
         self.assertEqual(page.count("<svg"), 1)  # the path of the one finding
-        runs = page[page.index('<section id="runs">'):page.index("</body>")]
+        # The runs are part of the main content, before the footer.
+        runs = page[page.index('<section id="runs">'):page.index("</main>")]
         self.assertIn("<td>SL001</td><td>error</td>", runs)
         self.assertIn("not run: onnxruntime is not installed" if not HAS_ORT else
                       "confirmed: ONNX Runtime returns (2, 3, 3, 3)", runs)
         # Nothing loaded from elsewhere: every link is an anchor of the page.
         self.assertNotRegex(page, r"(src|href)=\"(?!#)|url\(|@import|<link|<script")
+
+    def test_notebook_page_restyles_nothing_of_the_notebook(self):
+        # Jupyter puts the HTML into its own page: one element, no document around it, and a
+        # style sheet whose every rule applies only inside that element (no `*`, `body`, `h1`).
+        page = confirm.confirm(str(POOL))._repr_html_()
+        self.assertTrue(page.startswith('<div class="onnx-shapelint">\n<style>'), page[:80])
+        self.assertTrue(page.endswith("</div>\n"), page[-80:])
+        # (The drawing's SVG has <title>s of its own: a document's would name the report.)
+        self.assertNotRegex(page, r"(?i)<(!doctype|html|head|body|meta)\b|<title>onnx-shapelint")
+        self.assertLess(page.index("</main>"), page.index("<footer>"))
+        self.assertLess(page.index('<section id="runs">'), page.index("</main>"))
+        sheets = re.findall(r"<style>(.*?)</style>", page, re.S)
+        self.assertEqual(len(sheets), 1)
+        sheet = re.sub(r"/\*.*?\*/", "", sheets[0], flags=re.S)
+        selectors = [s.strip() for rule in re.findall(r"([^{}]*)\{[^{}]*\}", sheet)
+                     for s in rule.split(",")]
+        self.assertGreater(len(selectors), 40)
+        for selector in selectors:
+            self.assertRegex(selector, r"^\.onnx-shapelint($|[ >])")
 
 
 def run_confirm(*args):

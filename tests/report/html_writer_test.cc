@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "rules/report_test_util.h"
 #include "sample_results.h"
 #include "shapelint/ir/load.h"
@@ -346,6 +347,53 @@ TEST_CASE("html: the witness is called the export size only where it is one", "[
                                          "adaptive_avg_pool2d.onnx");
   CHECK_THAT(told.out, Catch::Contains("Shapes at the export size (x_dynamic_axes_1=1"));
   CHECK_THAT(told.out, Catch::Contains("<th>at the export size</th>"));
+}
+
+// The selectors of every rule of the page's style sheets (comments removed).
+std::vector<std::string> Selectors(const std::string& page) {
+  std::vector<std::string> selectors;
+  for (size_t at = page.find("<style>"); at != std::string::npos;
+       at = page.find("<style>", at + 1)) {
+    const size_t end = page.find("</style>", at);
+    REQUIRE(end != std::string::npos);
+    std::string sheet = page.substr(at + 7, end - at - 7);
+    sheet = std::regex_replace(sheet, std::regex(R"re(/\*[^*]*\*+([^/*][^*]*\*+)*/)re"), "");
+    // Every rule is "selectors { declarations }", without nesting.
+    const std::regex rule(R"re(([^{}]*)\{[^{}]*\})re");
+    for (auto it = std::sregex_iterator(sheet.begin(), sheet.end(), rule);
+         it != std::sregex_iterator(); ++it) {
+      const std::vector<std::string> parts = absl::StrSplit((*it)[1].str(), ',');
+      for (const std::string& s : parts) selectors.emplace_back(absl::StripAsciiWhitespace(s));
+    }
+  }
+  return selectors;
+}
+
+TEST_CASE("html: every style rule applies only inside the report's element", "[report][html]") {
+  // A notebook shows the report among its own cells (Report._repr_html_), and a rule for `h1`,
+  // `body` or `*` would restyle them.
+  const std::string page = Page(SampleResults());
+  std::ostringstream out;
+  WriteHtmlFragment(SampleResults(), out);
+  const std::string fragment = out.str();
+  for (const std::string& html : {page, fragment}) {
+    const std::vector<std::string> selectors = Selectors(html);
+    CHECK(selectors.size() > 40);
+    for (const std::string& selector : selectors) {
+      INFO(selector);
+      CHECK(std::regex_match(selector, std::regex(R"re(\.onnx-shapelint($|[ >].*))re")));
+    }
+  }
+  CHECK(Count(page, "<div class=\"onnx-shapelint\">") == 1);
+  CHECK(absl::StrContains(page, "<body>\n<div class=\"onnx-shapelint\">"));
+  // The fragment is that element alone: no document around it.
+  CHECK(absl::StartsWith(fragment, "<div class=\"onnx-shapelint\">\n<style>"));
+  CHECK(absl::EndsWith(fragment, "</footer>\n</div>\n"));
+  for (const char* tag :
+       {"<!DOCTYPE", "<html", "<head>", "<body", "<meta", "<title>onnx-shapelint"}) {
+    CHECK_FALSE(absl::StrContains(fragment, tag));
+  }
+  CHECK(absl::StrContains(page, fragment));
 }
 
 TEST_CASE("html: matches the golden page of the bundled example", "[report][html][goldens]") {

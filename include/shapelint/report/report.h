@@ -63,6 +63,11 @@ void WriteGithub(const std::vector<ModelResult>& results, std::ostream& out);
 //   WriteHtml({r}, out);
 void WriteHtml(const std::vector<ModelResult>& results, std::ostream& out);
 
+// The same report as one <div class="onnx-shapelint"> to put inside another page (a notebook's
+// output): no document around it, and every rule of its style sheet applies only inside it.
+// What a page adds after the findings belongs before its first "</main>".
+void WriteHtmlFragment(const std::vector<ModelResult>& results, std::ostream& out);
+
 // How many findings each rule has, most first: a table in text, or {"statistics": [...]} in
 // JSON (docs/json-format.md).
 void WriteStatisticsText(const std::vector<ModelResult>& results, std::ostream& out);

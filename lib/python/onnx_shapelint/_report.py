@@ -146,11 +146,14 @@ class Report:
         return "\n".join(parts).rstrip("\n")
 
     def _repr_html_(self):
-        """The page of --format html (docs/html.md), with the verdicts of the runs and the
-        findings of the export call in a section of their own."""
-        page = _core.lint_html(self.path, **self._options)
+        """The report of --format html (docs/html.md) as one element for the notebook's page,
+        with the verdicts of the runs and the findings of the export call in a section of their
+        own at the end of its main content. Its style applies only inside it: the notebook's
+        own headings, tables and fonts stay as they were."""
+        page = _core.lint_html(self.path, fragment=True, **self._options)
         runs = self._runs_html()
-        return page.replace("</body>", runs + "</body>", 1) if runs else page
+        # The page's markup is the only "</main>" in it: text from the model is escaped.
+        return page.replace("</main>", runs + "</main>", 1) if runs else page
 
     def _runs_html(self):
         rows = []
