@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -36,6 +38,20 @@ void ListRules(std::ostream& out) {
   }
 }
 
+// The root of the repository a SARIF log is for (docs/sarif.md): the nearest directory with a
+// .git entry from the current directory up (the checkout, where code scanning resolves paths),
+// else the current directory. Found without running git, which need not be installed.
+std::string SourceRoot() {
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  if (ec) return "";
+  for (std::filesystem::path dir = cwd; !dir.empty(); dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / ".git", ec)) return dir.string();
+    if (dir == dir.parent_path()) break;
+  }
+  return cwd.string();
+}
+
 // The report in the format the options ask for.
 std::string Report(const std::vector<report::ModelResult>& results, const Options& options,
                    const Environment& env) {
@@ -49,7 +65,7 @@ std::string Report(const std::vector<report::ModelResult>& results, const Option
   } else if (options.format == Format::kJson) {
     report::WriteJson(results, report);
   } else if (options.format == Format::kSarif) {
-    report::WriteSarif(results, report);
+    report::WriteSarif(results, {.source_root = SourceRoot()}, report);
   } else if (options.format == Format::kGithub) {
     report::WriteGithub(results, report);
   } else if (options.format == Format::kHtml) {

@@ -3,6 +3,7 @@
 // logical locations. Models that could not be loaded are tool execution notifications.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -342,9 +343,38 @@ Json LoadNotification(const ModelResult& r, int artifact, Artifacts& artifacts) 
   return notification;
 }
 
+// The uriBaseId of files under the source root (SarifOptions), as GitHub code scanning and
+// CodeQL name the root of the checkout.
+constexpr std::string_view kSourceRootId = "%SRCROOT%";
+
+// A directory as the absolute file URI SARIF's originalUriBaseIds wants: ending with a slash.
+std::string DirectoryUri(const std::filesystem::path& directory) {
+  std::string path = directory.lexically_normal().generic_string();
+  if (path.empty() || path.back() != '/') path += '/';
+  return "file://" + PathToUri(path);
+}
+
+// Where a source file that an exporter recorded is: relative to the source root when it is under
+// it (code scanning then finds it in the repository), else an absolute file URI; a relative
+// path, whose base the exporter did not record, as it is.
+Json SourceArtifact(const std::string& file, const std::string& root, bool& used_root) {
+  const std::filesystem::path path(file);
+  if (!path.is_absolute()) return {{"uri", PathToUri(file)}};
+  if (!root.empty()) {
+    const std::filesystem::path relative =
+        path.lexically_normal().lexically_relative(std::filesystem::path(root).lexically_normal());
+    if (!relative.empty() && *relative.begin() != ".." && relative != ".") {
+      used_root = true;
+      return {{"uri", PathToUri(relative.generic_string())},
+              {"uriBaseId", std::string(kSourceRootId)}};
+    }
+  }
+  return {{"uri", "file://" + PathToUri(path.lexically_normal().generic_string())}};
+}
+
 // The notes that point at a node, as related locations.
 Json RelatedLocations(const lint::Finding& f, int artifact, Artifacts& artifacts,
-                      LogicalLocations& logical) {
+                      LogicalLocations& logical, const SarifOptions& options, bool& used_root) {
   Json related = Json::array();
   for (const lint::Note& n : f.notes) {
     if (!n.node) continue;
@@ -359,8 +389,9 @@ Json RelatedLocations(const lint::Finding& f, int artifact, Artifacts& artifacts
   // The PyTorch line the node came from: a location in the user's source, not in the model.
   if (f.source) {
     Json l = Json::object();
-    l["physicalLocation"] = {{"artifactLocation", {{"uri", f.source->file}}},
-                             {"region", {{"startLine", f.source->line}}}};
+    l["physicalLocation"] = {
+        {"artifactLocation", SourceArtifact(f.source->file, options.source_root, used_root)},
+        {"region", {{"startLine", f.source->line}}}};
     l["message"] =
         Message(absl::StrCat("where the size entered, in the PyTorch code: ",
                              f.source->code.empty() ? f.source->function : f.source->code));
@@ -370,13 +401,13 @@ Json RelatedLocations(const lint::Finding& f, int artifact, Artifacts& artifacts
 }
 
 Json Result(const lint::Finding& f, int rule_index, int artifact, Artifacts& artifacts,
-            LogicalLocations& logical) {
+            LogicalLocations& logical, const SarifOptions& options, bool& used_root) {
   std::optional<int> innermost = logical.Node(f.node);
   if (innermost && !f.attribute.empty()) innermost = logical.Attribute(*innermost, f.attribute);
   Json location = Json::object();
   location["physicalLocation"] = artifacts.PhysicalLocation(artifact);
   if (innermost) location["logicalLocations"] = Json::array({logical.Reference(*innermost)});
-  Json related = RelatedLocations(f, artifact, artifacts, logical);
+  Json related = RelatedLocations(f, artifact, artifacts, logical, options, used_root);
   std::string fingerprint = f.rule + "\n";
   if (innermost) {
     fingerprint += logical.array()[*innermost]["fullyQualifiedName"].get<std::string>();
@@ -394,7 +425,7 @@ Json Result(const lint::Finding& f, int rule_index, int artifact, Artifacts& art
 }
 
 Json Run(Json rules, Json notifications, Json results, const Artifacts& artifacts,
-         const LogicalLocations& logical) {
+         const LogicalLocations& logical, const std::string& source_root) {
   Json driver = Json::object();
   driver["name"] = "onnx-shapelint";
   driver["version"] = std::string(lint::Version());
@@ -406,6 +437,10 @@ Json Run(Json rules, Json notifications, Json results, const Artifacts& artifact
   Json run = Json::object();
   run["tool"] = {{"driver", std::move(driver)}};
   run["invocations"] = Json::array({std::move(invocation)});
+  if (!source_root.empty()) {
+    run["originalUriBaseIds"] = {
+        {std::string(kSourceRootId), {{"uri", DirectoryUri(source_root)}}}};
+  }
   run["artifacts"] = artifacts.array();
   run["logicalLocations"] = logical.array();
   run["results"] = std::move(results);
@@ -415,12 +450,18 @@ Json Run(Json rules, Json notifications, Json results, const Artifacts& artifact
 }  // namespace
 
 void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
+  WriteSarif(results, SarifOptions{}, out);
+}
+
+void WriteSarif(const std::vector<ModelResult>& results, const SarifOptions& options,
+                std::ostream& out) {
   std::map<std::string, int> rule_index;
   Json rules = RuleDescriptors(results, rule_index);
   Artifacts artifacts;
   LogicalLocations logical;
   Json notifications = Json::array();
   Json sarif_results = Json::array();
+  bool used_root = false;  // a location is relative to options.source_root
   for (const ModelResult& r : results) {
     const int artifact = artifacts.Add(r.path);
     if (r.error) {
@@ -428,14 +469,16 @@ void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out) {
       continue;
     }
     for (const lint::Finding& f : r.findings) {
-      sarif_results.push_back(Result(f, rule_index.at(f.rule), artifact, artifacts, logical));
+      sarif_results.push_back(
+          Result(f, rule_index.at(f.rule), artifact, artifacts, logical, options, used_root));
     }
   }
   Json log = Json::object();
   log["$schema"] = kSchemaUri;
   log["version"] = kSarifVersion;
-  log["runs"] = Json::array({Run(std::move(rules), std::move(notifications),
-                                 std::move(sarif_results), artifacts, logical)});
+  log["runs"] =
+      Json::array({Run(std::move(rules), std::move(notifications), std::move(sarif_results),
+                       artifacts, logical, used_root ? options.source_root : std::string())});
   out << DumpJson(log) << '\n';
 }
 

@@ -447,5 +447,63 @@ TEST_CASE("sarif: matches the golden log", "[report][sarif][golden]") {
   CHECK(actual == golden);
 }
 
+// A finding whose size entered at `file` line 7, as an exporter records it.
+std::vector<ModelResult> WithSource(const std::string& file) {
+  std::vector<ModelResult> results(1);
+  results[0].path = "models/pool.onnx";
+  lint::Finding f = PoolError();
+  f.source = lint::SourceLocation{.file = file,
+                                  .line = 7,
+                                  .function = "forward",
+                                  .code = "return F.adaptive_avg_pool2d(x, (2, 3))"};
+  results[0].findings = {f};
+  return results;
+}
+
+json SarifWithRoot(const std::vector<ModelResult>& results, const std::string& root) {
+  std::ostringstream out;
+  WriteSarif(results, SarifOptions{.source_root = root}, out);
+  return json::parse(out.str());
+}
+
+const json& SourceLocationOf(const json& log) {
+  const json& related = log["runs"][0]["results"][0]["relatedLocations"];
+  REQUIRE(related.size() == 1);
+  CHECK(related[0]["physicalLocation"]["region"]["startLine"] == 7);
+  return related[0]["physicalLocation"]["artifactLocation"];
+}
+
+TEST_CASE("sarif: a source file under the repository is relative to %SRCROOT%", "[report][sarif]") {
+  // The absolute path recorded at export names no file of the repository for code scanning.
+  const json log = SarifWithRoot(WithSource("/src/repo/models/net work.py"), "/src/repo");
+  CHECK(SourceLocationOf(log) == json{{"uri", "models/net%20work.py"}, {"uriBaseId", "%SRCROOT%"}});
+  CHECK(log["runs"][0]["originalUriBaseIds"] ==
+        json{{"%SRCROOT%", {{"uri", "file:///src/repo/"}}}});
+  // A root given with a trailing slash, and a recorded path with a dot in it, are the same.
+  const json again = SarifWithRoot(WithSource("/src/repo/./models/net work.py"), "/src/repo/");
+  CHECK(SourceLocationOf(again) == SourceLocationOf(log));
+  CHECK(again["runs"][0]["originalUriBaseIds"] == log["runs"][0]["originalUriBaseIds"]);
+}
+
+TEST_CASE("sarif: a source file elsewhere is an absolute file URI", "[report][sarif]") {
+  for (const std::string& root : {std::string("/src/repo"), std::string()}) {
+    INFO("root: " << root);
+    for (const std::string& file :
+         {std::string("/src/other/model.py"), std::string("/src/repository/m.py")}) {
+      const json log = SarifWithRoot(WithSource(file), root);
+      CHECK(SourceLocationOf(log) == json{{"uri", "file://" + file}});
+      // No location needs the root: the run does not name it.
+      CHECK_FALSE(log["runs"][0].contains("originalUriBaseIds"));
+    }
+  }
+  // Without options too (the library's WriteSarif(results, out)).
+  const json log = Parse(WithSource("/opt/x y/model.py"));
+  CHECK(SourceLocationOf(log) == json{{"uri", "file:///opt/x%20y/model.py"}});
+  // A relative path, whose base the exporter did not record, stays as it is.
+  const json relative = SarifWithRoot(WithSource("corpus/kron.py"), "/src/repo");
+  CHECK(SourceLocationOf(relative) == json{{"uri", "corpus/kron.py"}});
+  CHECK_FALSE(relative["runs"][0].contains("originalUriBaseIds"));
+}
+
 }  // namespace
 }  // namespace shapelint::report

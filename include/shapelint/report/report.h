@@ -34,6 +34,16 @@ void WriteJson(const std::vector<ModelResult>& results, std::ostream& out);
 // SARIF 2.1.0 (docs/sarif.md): one run, the rules of the registry, one result per finding.
 void WriteSarif(const std::vector<ModelResult>& results, std::ostream& out);
 
+struct SarifOptions {
+  // An absolute directory, the root of the repository the log is for: a PyTorch source file
+  // under it (a finding's `source`, recorded with an absolute path at export) is named relative
+  // to it, with the uriBaseId %SRCROOT% that run.originalUriBaseIds maps to this directory. Any
+  // other absolute path is a file:// URI. Empty: no root.
+  std::string source_root;
+};
+void WriteSarif(const std::vector<ModelResult>& results, const SarifOptions& options,
+                std::ostream& out);
+
 struct TextOptions {
   bool color = false;
   bool summary = true;   // the closing "1 error, 0 warnings in 1 model" line (off: --quiet)
