@@ -5,6 +5,9 @@
 # of its own (a wheel of the C++ core built with CMake from pyproject.toml; no prior build),
 # and runs the command it installed on real `git commit`s. Then what pip installed there is
 # checked as a user of `pip install` would: the command, its text-format reader, the module.
+# Last, the wheel pip built for it (kept, not built again) is installed into a fresh
+# environment and checked to load no library of Debian's but glibc's, libgcc_s, libstdc++ and
+# zlib (ldd, LD_DEBUG=libs, auditwheel show).
 # The build requirements come from PyPI. Skipped (exit 77) without pre-commit, or when PyPI
 # cannot be reached. SHAPELINT_VERSION (the environment) is the version both must report.
 #
@@ -27,6 +30,9 @@ if command -v onnx-shapelint >/dev/null; then
 fi
 export PRE_COMMIT_HOME=$work/pre-commit-home
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
+# pip keeps the wheel it builds for pre-commit (in its ephemeral wheel cache under TMPDIR), so
+# that the wheel's own checks below need no second build.
+export PIP_NO_CLEAN=1
 
 # The hooks repository: this source tree as committed files (its tests and corpora left out:
 # a pip build does not need them).
@@ -113,5 +119,76 @@ output=$(env PATH=/usr/bin:/bin "$cli" confirm "$bad_model" 2>&1) || status=$?
 [[ $output == *"error[SL001]"*"= not run: onnxruntime is not installed"* ]] ||
   fail "confirm: no verdict" "$output"
 pass "the installed command's confirm runs the package's entry point"
+# --- The wheel itself: self-contained but for the libraries every x86_64 Linux with glibc has
+# (those the manylinux policies let a wheel take from the system), installed into a fresh
+# environment without Debian's Python packages.
+mapfile -t wheels < <(find "$TMPDIR" -name 'onnx_shapelint-*.whl')
+((${#wheels[@]} == 1)) || fail "pip kept ${#wheels[@]} wheels under $TMPDIR, not one" \
+  "$(find "$TMPDIR" -name '*.whl')"
+wheel=${wheels[0]}
+echo "# $(basename -- "$wheel"), $(($(stat -c %s "$wheel") / 1024 / 1024)) MB"
+# The environment without a pip of its own (the hook's pip installs into it): seconds saved.
+python=$(readlink -f -- "$env_dir/bin/python")
+venv=$work/wheel-env
+"$python" -m venv --without-pip "$venv" || fail "no fresh environment ($python -m venv)"
+output=$("$env_dir/bin/python" -m pip --python "$venv/bin/python" install -q --no-index \
+  --no-deps "$wheel" 2>&1) || fail "pip install of the wheel" "$output"
+core=$(find "$venv/lib" -name '_core*.so')
+text_module=$venv/lib/onnx-shapelint/onnx-shapelint-text.so
+[[ -f $core && -f $text_module ]] || fail "the wheel installed no extension or no text module"
+# Every library the extension, the text module and the command load, as the loader resolves
+# them: one of the system's allowed ones, or a copy the wheel installed.
+allowed='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|lib(c|m|dl|rt|pthread|gcc_s|stdc\+\+|z)\.so\.[0-9]+)$'
+for elf in "$core" "$text_module" "$venv/bin/onnx-shapelint"; do
+  listing=$(env -u LD_LIBRARY_PATH ldd "$elf" 2>&1) || fail "ldd $elf" "$listing"
+  while read -r name _ path _; do
+    [[ $name =~ $allowed || $path == "$venv"/* ]] ||
+      fail "$(basename -- "$elf") loads $name from outside the wheel: $path" "$listing"
+  done < <(grep -v 'statically linked' <<<"$listing" | sed -E 's/^\s*(\/[^ ]*\/)?//')
+done
+pass "the extension, the text module and the command load nothing but glibc, libgcc_s, libstdc++, libz and the wheel's copies"
+# Run: lint a binary and a text model from Python and from the command line, and list what the
+# processes mapped (the loader's own record, LD_DEBUG=libs): nothing of ONNX, protobuf, Abseil
+# or toml++ but the wheel's copies.
+text_model=$source_dir/tests/rules/SL010/positions_after_past.onnxtxt
+output=$(env -u LD_LIBRARY_PATH LD_DEBUG=libs "$venv/bin/python" - "$bad_model" "$text_model" \
+  2>&1 <<'PYEOF'
+import sys
+
+import onnx_shapelint
+
+assert [f["rule"] for f in onnx_shapelint.lint(sys.argv[1])] == ["SL001"]
+assert "SL010" in [f["rule"] for f in onnx_shapelint.lint(sys.argv[2])]
+print("linted")
+PYEOF
+) || fail "the fresh environment's module" "$output"
+[[ $output == *linted* ]] || fail "the fresh environment's module printed nothing" "$output"
+outside=$(grep -oE 'calling init: [^ ]+' <<<"$output" | grep -E 'onnx|protobuf|absl|toml' |
+  grep -vF "calling init: $venv/" || true)
+[[ -z $outside ]] || fail "the module loaded libraries from outside the wheel" "$outside"
+output=$(env -u LD_LIBRARY_PATH LD_DEBUG=libs "$venv/bin/onnx-shapelint" "$text_model" 2>&1) ||
+  fail "the command on a text model" "$output"
+[[ $output == *"note[SL010] design-range"* ]] || fail "the command on a text model" "$output"
+outside=$(grep -oE 'calling init: [^ ]+' <<<"$output" | grep -E 'onnx|protobuf|absl|toml' |
+  grep -vF "calling init: $venv/" || true)
+[[ -z $outside ]] || fail "the command loaded libraries from outside the wheel" "$outside"
+pass "the fresh environment lints binary and text models with the wheel's libraries only"
+# auditwheel, the tool that checks wheels for the manylinux policies, finds nothing to bundle.
+auditwheel=$work/auditwheel
+if "$env_dir/bin/python" -m pip install -q --target "$auditwheel" "auditwheel==6.1.0" \
+  "pyelftools==0.31" >/dev/null 2>&1; then
+  output=$(PYTHONPATH=$auditwheel "$env_dir/bin/python" -m auditwheel show "$wheel" 2>&1) ||
+    fail "auditwheel show" "$output"
+  # auditwheel wraps its sentences: one line, one space between words.
+  output=$(tr -s ' \n' '  ' <<<"$output")
+  [[ $output =~ consistent\ with\ the\ following\ platform\ tag:\ \"(manylinux_[0-9_]+_x86_64)\" ]] ||
+    fail "auditwheel finds no manylinux tag" "$output"
+  tag=${BASH_REMATCH[1]}
+  [[ $output != *"external shared libraries"* && $output != *"will need to be eliminated"* ]] ||
+    fail "auditwheel finds libraries to bundle" "$output"
+  pass "auditwheel show: $tag, nothing to bundle"
+else
+  echo "# auditwheel could not be installed from PyPI: its check is left out"
+fi
 
 done_testing
