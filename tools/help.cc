@@ -75,6 +75,11 @@ Exit status:
   2  usage error, or a model could not be loaded (the others are still
      linted and reported)
 'fix' exits 0 when no error is left, 1 when one is, 2 when it cannot run.
+
+The docs/*.md pages named above are in the repository,
+https://github.com/onnx-shapelint/onnx-shapelint/tree/main/docs, and pip
+installs them with the command, under share/doc/onnx-shapelint/ in the
+environment (beside its bin/).
 )";
 
 // "  -v, --verbose       Text report: ...", the text's further lines under its first.

@@ -375,7 +375,8 @@ py::list Check(const py::object& model, const std::string& fail_on, const py::ob
   py::object error =
       py::module_::import("onnx_shapelint").attr("LintError")(Utf8(TextReport(linted.result)));
   error.attr("findings") = linted.findings;
-  PyErr_SetObject(error.get_type().ptr(), error.ptr());
+  // py::type::of, not handle::get_type(), which pybind11 3.1 deprecates (2.6 has both).
+  PyErr_SetObject(py::type::of(error).ptr(), error.ptr());
   throw py::error_already_set();
 }
 

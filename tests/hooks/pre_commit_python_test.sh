@@ -119,6 +119,25 @@ output=$(env PATH=/usr/bin:/bin "$cli" confirm "$bad_model" 2>&1) || status=$?
 [[ $output == *"error[SL001]"*"= not run: onnxruntime is not installed"* ]] ||
   fail "confirm: no verdict" "$output"
 pass "the installed command's confirm runs the package's entry point"
+output=$("$env_dir/bin/python" - <<'PYEOF' 2>&1
+from importlib import metadata
+
+description = metadata.metadata("onnx-shapelint").get_payload()
+assert description.startswith("# onnx-shapelint\n"), description[:200]
+assert "tools/dev" not in description, "the description names tools/dev, which needs a clone"
+PYEOF
+) || fail "the package's long description" "$output"
+pass "the package's description is its own README, which needs no clone"
+# The pages --help names, installed beside the command.
+docs=$env_dir/share/doc/onnx-shapelint
+mapfile -t pages < <("$cli" --help | grep -oE 'docs/[a-z-]+\.md' | sort -u)
+((${#pages[@]} >= 5)) || fail "--help names no docs/*.md pages" "$("$cli" --help)"
+for page in "${pages[@]}"; do
+  [[ -f $docs/${page#docs/} ]] || fail "$page, which --help names, is not installed in $docs"
+done
+[[ -f $docs/rules/SL001.md ]] || fail "the rule pages are not installed in $docs/rules"
+pass "the ${#pages[@]} pages --help names are installed under share/doc/onnx-shapelint"
+
 # --- The wheel itself: self-contained but for the libraries every x86_64 Linux with glibc has
 # (those the manylinux policies let a wheel take from the system), installed into a fresh
 # environment without Debian's Python packages.
