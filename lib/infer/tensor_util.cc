@@ -16,13 +16,22 @@ using ONNX_NAMESPACE::TensorProto;
 using sym::Expr;
 using sym::MaybeExpr;
 
-template <typename T, typename Repeated>
-std::optional<std::vector<double>> ReadReal(const TensorProto& t, const Repeated& typed) {
+// The element count of `t` from its dims; nullopt when a dim is negative, the product
+// overflows, or it is past kMaxTrackedElements.
+std::optional<int64_t> TrackedCount(const TensorProto& t) {
   int64_t count = 1;
   for (int64_t d : t.dims()) {
     if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
   }
   if (count > kMaxTrackedElements) return std::nullopt;
+  return count;
+}
+
+template <typename T, typename Repeated>
+std::optional<std::vector<double>> ReadReal(const TensorProto& t, const Repeated& typed) {
+  const std::optional<int64_t> tracked = TrackedCount(t);
+  if (!tracked) return std::nullopt;
+  const int64_t count = *tracked;
   std::vector<double> out;
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
@@ -62,11 +71,9 @@ double BFloat16ToDouble(uint16_t bits) {
 // A 16-bit float tensor: raw_data (2 bytes an element, little-endian) or int32_data, which holds
 // each element's bits.
 std::optional<std::vector<double>> ReadReal16(const TensorProto& t, double (*convert)(uint16_t)) {
-  int64_t count = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
-  }
-  if (count > kMaxTrackedElements) return std::nullopt;
+  const std::optional<int64_t> tracked = TrackedCount(t);
+  if (!tracked) return std::nullopt;
+  const int64_t count = *tracked;
   std::vector<double> out;
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();

@@ -6,15 +6,13 @@
 #include <vector>
 
 #include "ir/file_bytes.h"
+#include "ir/metadata.h"
 #include "ir/wire.h"
 #include "ir/wire_fields.h"
 #include "shapelint/ir/load.h"
 
 namespace shapelint::ir {
 namespace {
-
-using wire::kEntryKey;
-using wire::kEntryValue;
 
 // Calls `f` with the content of each length-delimited field `number` of `message`.
 template <typename F>
@@ -28,15 +26,9 @@ void ForEachMessage(std::string_view message, uint64_t number, F&& f) {
 
 // The value of the entry whose key is "location"; empty when there is none.
 std::string_view Location(std::string_view entry) {
-  std::string_view key, value;
-  wire::FieldReader fields(entry);
-  wire::Field field;
-  while (fields.Next(field)) {
-    if (field.wire_type != wire::kLengthDelimited) continue;
-    if (field.number == kEntryKey) key = field.content;
-    if (field.number == kEntryValue) value = field.content;
-  }
-  return key == "location" ? value : std::string_view();
+  MetadataEntry e;
+  ReadStringEntry(entry, e);
+  return e.first == "location" ? e.second : std::string_view();
 }
 
 }  // namespace

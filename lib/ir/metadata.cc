@@ -6,12 +6,13 @@
 #include <array>
 
 #include "ir/wire.h"
+#include "ir/wire_fields.h"
 
 namespace shapelint::ir {
 namespace {
 
-constexpr uint64_t kEntryKey = 1;
-constexpr uint64_t kEntryValue = 2;
+using wire::kEntryKey;
+using wire::kEntryValue;
 
 constexpr std::array<std::string_view, 3> kKeptNodeKeys = {
     "pkg.torch.onnx.class_hierarchy",

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "ir/metadata.h"
 #include "ir/wire.h"
 #include "ir/wire_fields.h"
 #include "shapelint/ir/load.h"
@@ -110,16 +111,10 @@ std::optional<bool> IsExternal(std::string_view tensor) {
 }
 
 // The key and value of a serialized StringStringEntryProto (empty when absent).
-std::pair<std::string_view, std::string_view> EntryOf(std::string_view entry) {
-  std::string_view key, value;
-  wire::FieldReader fields(entry);
-  wire::Field f;
-  while (fields.Next(f)) {
-    if (f.wire_type != wire::kLengthDelimited) continue;
-    if (f.number == kEntryKey) key = f.content;
-    if (f.number == kEntryValue) value = f.content;
-  }
-  return {key, value};
+MetadataEntry EntryOf(std::string_view entry) {
+  MetadataEntry e;
+  ReadStringEntry(entry, e);  // a broken entry keeps what was read: it is copied or replaced
+  return e;
 }
 
 std::string EntryBytes(std::string_view key, std::string_view value) {

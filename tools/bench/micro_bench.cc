@@ -278,18 +278,23 @@ BENCHMARK(BM_InferNestedLoops)->Arg(16)->Arg(32)->Complexity();
 void BM_InferNestedGrowingLoops(benchmark::State& state) { InferNestedLoops(state, true); }
 BENCHMARK(BM_InferNestedGrowingLoops)->Arg(24)->Arg(48)->Unit(benchmark::kMillisecond);
 
-// Inference and the pin search of x[s0..s(n-1)] + y[t0..t(n-1)]: n requirements over 2n symbols.
-void BM_PinSearchIndependentDims(benchmark::State& state) {
-  const int n = static_cast<int>(state.range(0));
+// x[s0..s(n-1)] + y[t0..t(n-1)]: n requirements over 2n symbols.
+absl::StatusOr<std::unique_ptr<ir::Model>> IndependentDims(int n) {
   std::string x, y;
   for (int i = 0; i < n; ++i) {
     absl::StrAppend(&x, i == 0 ? "" : ",", "s", i);
     absl::StrAppend(&y, i == 0 ? "" : ",", "t", i);
   }
-  auto model = ir::LoadModelFromBytes(
+  return ir::LoadModelFromBytes(
       absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[", x, "] x, float[", y,
                    "] y) => (float[?] z) {\n  z = Add (x, y)\n}\n"),
       "wide.onnxtxt", ir::ModelFormat::kText);
+}
+
+// Inference and the pin search of IndependentDims(n).
+void BM_PinSearchIndependentDims(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  auto model = IndependentDims(n);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
     return;
@@ -307,15 +312,7 @@ BENCHMARK(BM_PinSearchIndependentDims)->Arg(10000)->Arg(20000)->Unit(benchmark::
 // note for the Add, whose relations would otherwise each be a note as long as the inputs' rank.
 void BM_LintIndependentDims(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  std::string x, y;
-  for (int i = 0; i < n; ++i) {
-    absl::StrAppend(&x, i == 0 ? "" : ",", "s", i);
-    absl::StrAppend(&y, i == 0 ? "" : ",", "t", i);
-  }
-  auto model = ir::LoadModelFromBytes(
-      absl::StrCat("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[", x, "] x, float[", y,
-                   "] y) => (float[?] z) {\n  z = Add (x, y)\n}\n"),
-      "wide.onnxtxt", ir::ModelFormat::kText);
+  auto model = IndependentDims(n);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
     return;

@@ -55,6 +55,12 @@ def fix(model, output=None, *, unsafe_fixes=False, **options):
 def _write(path, data, source):
     if source is not None and os.path.exists(path) and os.path.samefile(path, source):
         raise ValueError("%s: refusing to overwrite the input" % path)
+    write_atomically(path, data)
+
+
+def write_atomically(path, data):
+    """Writes `data` to a temporary file beside `path` and renames it over `path`: a reader
+    sees the old file or the new one, never a part."""
     directory = os.path.dirname(os.path.abspath(path))
     scratch = os.path.join(directory, ".%s.%d.tmp" % (os.path.basename(path), os.getpid()))
     try:

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import time
 
-from onnx_shapelint import _core, _runs
+from onnx_shapelint import _core, _fix, _runs
 from onnx_shapelint import confirm as _confirm
 from onnx_shapelint._report import Report
 
@@ -423,17 +423,7 @@ def _record_runs(report, target, torch_version):
 
     with open(target, "rb") as f:
         data = _core.with_model_metadata(f.read(), RUNS_KEY, json.dumps(records, sort_keys=True))
-    directory = os.path.dirname(os.path.abspath(target))
-    fd, scratch = tempfile.mkstemp(prefix=".onnx-shapelint-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(scratch, target)
-    finally:
-        if os.path.exists(scratch):
-            os.unlink(scratch)
+    _fix.write_atomically(target, data)
     report.recorded_runs = records
 
 
