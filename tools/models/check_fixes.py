@@ -473,7 +473,7 @@ class Torch2:
         if model is None:
             return None
         ex.strip_doc_strings(model)
-        self.et.scrub_paths(model)
+        self.runs.scrub_paths(model)
         self.et.slim_metadata(model)
         return model
 

@@ -398,7 +398,7 @@ def main():
                 print("  %s: NOT EXPORTED" % name)
                 continue
             ex.strip_doc_strings(model)
-            et.scrub_paths(model)
+            runs.scrub_paths(model)
             et.slim_metadata(model)
             run_path, external = et.store(model, name, a, scratch)
             label = runs.label(e, model, run_path, exporter, notes, external)

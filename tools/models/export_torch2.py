@@ -185,28 +185,6 @@ def torchscript_export(module, args, e):
                           % (type(err).__name__, ex.shorten(ex.first_line(err), 300))]
 
 
-def scrub_paths(model):
-    """Makes the file paths the exporter records in metadata (stack traces) machine-independent:
-    this repository's files relative to its root, installed packages from site-packages/ on."""
-    pattern = re.compile(r'File "([^"]*)"')
-
-    def scrub(props):
-        for p in props:
-            p.value = pattern.sub(lambda m: 'File "%s"' % runs.portable_path(m.group(1)), p.value)
-
-    scrub(model.metadata_props)
-    graphs = [model.graph] + [f for f in model.functions]
-    for g in graphs:
-        if hasattr(g, "metadata_props"):
-            scrub(g.metadata_props)
-        for n in g.node:
-            scrub(n.metadata_props)
-            for attr in n.attribute:
-                if attr.HasField("g"):
-                    graphs.append(attr.g)
-                graphs.extend(attr.graphs)
-
-
 # Node metadata the linter does not read, and which would be a third of the corpus: the printed
 # FX node and the module namespace (the class hierarchy and name scopes say the same).
 DROPPED_NODE_METADATA = ("namespace", "pkg.torch.onnx.fx_node")
@@ -326,7 +304,7 @@ def main():
                 print("  %s: NOT EXPORTED" % name)
                 continue
             ex.strip_doc_strings(model)
-            scrub_paths(model)
+            runs.scrub_paths(model)
             slim_metadata(model)
             run_path, external = store(model, name, a, scratch)
             label = runs.label(entry, model, run_path, exporter, notes, external)

@@ -48,6 +48,28 @@ def portable_path(path):
     return os.path.basename(path) if os.path.isabs(path) else path
 
 
+def scrub_paths(model):
+    """Makes the file paths the exporter records in metadata (stack traces) machine-independent:
+    this repository's files relative to its root, installed packages from site-packages/ on."""
+    pattern = re.compile(r'File "([^"]*)"')
+
+    def scrub(props):
+        for p in props:
+            p.value = pattern.sub(lambda m: 'File "%s"' % portable_path(m.group(1)), p.value)
+
+    scrub(model.metadata_props)
+    graphs = [model.graph] + [f for f in model.functions]
+    for g in graphs:
+        if hasattr(g, "metadata_props"):
+            scrub(g.metadata_props)
+        for n in g.node:
+            scrub(n.metadata_props)
+            for attr in n.attribute:
+                if attr.HasField("g"):
+                    graphs.append(attr.g)
+                graphs.extend(attr.graphs)
+
+
 def portable_text(text):
     """`text` with the paths of this machine's files made portable (portable_path)."""
     def fix(m):

@@ -50,6 +50,8 @@ from torch.export import Dim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+import torch2_runs  # noqa: E402  (scrub_paths: the stack traces' paths made portable)
 OUT_DIR = os.path.join(REPO, "tests", "corpus", "fix")
 MAX_SHIPPED = 20 * 1024  # models above this stay out of the repository
 
@@ -234,7 +236,10 @@ def main():
             onnx.save(model, path)
             shipped = os.path.getsize(path) <= MAX_SHIPPED
             if shipped:
-                onnx.save(model, os.path.join(a.out, name + ".onnx"))
+                shipped_model = onnx.ModelProto()
+                shipped_model.CopyFrom(model)
+                torch2_runs.scrub_paths(shipped_model)
+                onnx.save(shipped_model, os.path.join(a.out, name + ".onnx"))
             fixed_path = os.path.join(scratch, name + ".fixed.onnx")
             run = fix(linter, path, fixed_path, dims, extra)
             if dims:  # what the linter says without the export size
