@@ -313,8 +313,9 @@ class DesignRange : public Rule {
     for (const std::string& s : symbols) {
       const int64_t w = analysis.witness().Get(s).value_or(1);
       std::vector<int64_t> sizes;
-      for (int64_t step = 1; step <= nearby; ++step)
+      for (int64_t step = 1; step <= nearby; ++step) {
         sizes.insert(sizes.end(), {w + step, w - step});
+      }
       // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
       for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
       sizes.insert(sizes.end(), {2 * w, w / 2});

@@ -43,10 +43,9 @@ class SpecializedDim : public Rule {
       }
       reported.push_back(symbol);
       if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
-      Finding f = Report(analysis, graph, d, symbol, it->second,
-                         GraphRequires(analysis, symbol, it->second));
-      if (std::binary_search(followed.begin(), followed.end(), symbol)) Repaired(f, symbol);
-      out.push_back(std::move(f));
+      out.push_back(Report(analysis, graph, d, symbol, it->second,
+                           GraphRequires(analysis, symbol, it->second),
+                           std::binary_search(followed.begin(), followed.end(), symbol)));
     }
   }
 
@@ -77,27 +76,6 @@ class SpecializedDim : public Rule {
     return false;
   }
 
-  // `onnx-shapelint fix` made the graph follow `symbol` where the trace had baked its size, and
-  // said so in the model's metadata: the record is of the graph before the fix, an annotation
-  // that no longer describes it. A note, without the declaration fix that would undo the repair;
-  // a failure the graph still shows keeps its counterexample for the reader.
-  static void Repaired(Finding& f, const std::string& symbol) {
-    if (const size_t held = f.message.find(": the graph holds"); held != std::string::npos) {
-      f.message.resize(held);
-      f.message += ": a record of the graph before onnx-shapelint fix";
-    }
-    f.evidence = Evidence::kWrongAnnotation;
-    f.fix_it.reset();
-    f.notes.insert(f.notes.begin(),
-                   {absl::StrCat("onnx-shapelint fix has made the graph follow ", symbol,
-                                 " where the trace had baked its size (metadata '",
-                                 std::string(kFixFollowedKey),
-                                 "'): the record is of the graph before the fix; values that no "
-                                 "op shows may still hold the old size, which a run of the module "
-                                 "at other sizes settles (onnx-shapelint confirm)"),
-                    std::nullopt});
-  }
-
   // The first node, in topological order, that reads the input.
   static int FirstReader(const ir::Graph& graph, const std::string& input) {
     for (int index : graph.topological_order()) {
@@ -109,8 +87,14 @@ class SpecializedDim : public Rule {
     return -1;
   }
 
+  // `repaired`: `onnx-shapelint fix` made the graph follow `symbol` where the trace had baked
+  // its size, and said so in the model's metadata (kFixFollowedKey). The record is then of the
+  // graph before the fix, an annotation that no longer describes it: a note, without the
+  // declaration fix that would undo the repair; a failure the graph still shows keeps its
+  // counterexample for the reader.
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
-                 const std::string& symbol, int64_t size, bool graph_requires) const {
+                 const std::string& symbol, int64_t size, bool graph_requires,
+                 bool repaired) const {
     const int reader = std::max(FirstReader(graph, d.input), 0);
     sym::Binding moved = analysis.ExampleOverWitness();
     moved.Set(symbol, size + 1);
@@ -127,14 +111,18 @@ class SpecializedDim : public Rule {
     // them from the recorded size): a warning.
     // Where the graph itself requires the size and no rule recognised how it entered, the
     // limit may be the module's own: a warning that still shows where the graph breaks.
-    const Evidence evidence =
+    Evidence evidence =
         c.failure.empty() || graph_requires ? Evidence::kHypothesis : Evidence::kExporterRecord;
+    if (repaired) evidence = Evidence::kWrongAnnotation;
     Finding f = FindingAt(
         analysis, graph, reader, evidence,
         absl::StrCat("input '", d.input, "' declares axis ", d.axis, " dynamic as ", symbol,
                      ", but torch.export specialized ", symbol, " to ", size,
                      " while tracing (range_constraints: ", symbol, " in [", size, ", ", size,
-                     "]): the graph holds what the trace computed at ", symbol, " = ", size));
+                     "]): ",
+                     repaired ? "a record of the graph before onnx-shapelint fix"
+                              : absl::StrCat("the graph holds what the trace computed at ", symbol,
+                                             " = ", size)));
     f.attribute = absl::StrCat("input '", d.input, "' axis ", d.axis);
     f.symbols = {symbol};
     Witness w;
@@ -142,6 +130,16 @@ class SpecializedDim : public Rule {
     w.summary = absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
     f.witness = std::move(w);
     if (!c.failure.empty()) f.counterexample = std::move(c);
+    if (repaired) {
+      f.notes.push_back(
+          {absl::StrCat("onnx-shapelint fix has made the graph follow ", symbol,
+                        " where the trace had baked its size (metadata '",
+                        std::string(kFixFollowedKey),
+                        "'): the record is of the graph before the fix; values that no op shows "
+                        "may still hold the old size, which a run of the module at other sizes "
+                        "settles (onnx-shapelint confirm)"),
+           std::nullopt});
+    }
     if (graph_requires) {
       f.notes.push_back(
           {absl::StrCat(
@@ -163,7 +161,7 @@ class SpecializedDim : public Rule {
         symbol);
     // Unsafe: the declaration then says what the graph computes, but gives up the dynamic axis
     // asked for, which eager PyTorch may well run at.
-    if (analysis.fixes_wanted()) {
+    if (analysis.fixes_wanted() && !repaired) {
       f.fix_it = DeclarationFix(analysis, Applicability::kUnsafe, {{symbol, size}},
                                 absl::StrCat("declare ", symbol, " = ", size,
                                              ", the size torch.export specialized it to"));

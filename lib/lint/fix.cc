@@ -422,7 +422,7 @@ std::vector<const Finding*> Choose(const std::vector<Finding>& findings, const F
       }
       continue;
     }
-    if (f.fix_it->applicability == Applicability::kUnsafe && !options.unsafe_fixes) {
+    if (!Applicable(f, options)) {
       unfixed.push_back({f, absl::StrCat("an unsafe fix (it changes what the model ",
                                          "computes where it works), applied with ",
                                          "--unsafe-fixes: ", f.fix_it->description)});

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "lint/severity.h"
 #include "shapelint/lint/fix_it.h"
 
 namespace shapelint::lint {
@@ -88,7 +89,7 @@ int ApplyRunRecords(const std::vector<RunRecord>& records, std::vector<Finding>&
       c.node_fails = r.node_fails;
       f.counterexample = std::move(c);
       f.evidence = Evidence::kRun;
-      f.severity = Severity::kError;
+      ApplySeverityPolicy(f);  // the one mapping from evidence to severity: an error
       f.notes.push_back(
           {absl::StrCat("a run settled it: ONNX Runtime against eager PyTorch at these sizes",
                         r.versions.empty() ? "" : absl::StrCat(" (", r.versions, ")"),

@@ -235,7 +235,8 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
   };
   // The group's constraints read only its members (that is what makes it a group): the trial
   // bindings hold those, not a copy of every symbol's size, which made a model of many small
-  // groups (10,000 independent broadcasts) quadratic in its symbols.
+  // groups (10,000 independent broadcasts) quadratic in its symbols. The hint and the scan set
+  // every member themselves; the coordinate search starts from the members' sizes.
   auto members_only = [&] {
     sym::Binding b;
     for (const auto& m : members) {
@@ -247,7 +248,7 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
   for (const Requirement* r : constraints) {
     auto hint = ReshapeHint(inference_, *r);
     if (!hint) continue;
-    sym::Binding b = members_only();
+    sym::Binding b;
     for (const auto& m : members) b.Set(m, 2);
     for (const auto& [name, value] : hint->values()) b.Set(name, value);
     if (check.AllHold(b)) return adopt(b);
@@ -265,7 +266,7 @@ void Solution::SolveGroup(const std::vector<std::string>& members,
     std::erase_if(*only, [&](int64_t t) { return !allowed(t); });
     candidates = std::move(only);
   }
-  sym::Binding b = members_only();
+  sym::Binding b;
   for (int64_t t = 2; t <= kScanLimit + 1; ++t) {
     const int64_t v = t > kScanLimit ? 1 : t;
     if (!allowed(v)) continue;

@@ -64,13 +64,8 @@ class Runner:
 
     def eager_fails(self, shapes, seed):
         """True when the eager module refuses inputs of `shapes`; False without a module."""
-        if self.eager is None:
-            return False
-        try:
-            self.eager(_runs.make_inputs(self.kinds, shapes, seed))
-        except Exception:  # the module refusing these sizes is the answer
-            return True
-        return False
+        outcome = self._run_eager(_runs.make_inputs(self.kinds, shapes, seed))
+        return outcome is not None and outcome.error is not None
 
     def run(self, shapes, seed, as_declared=False):
         """(ORT's outcome, eager's outcome), each None when that side cannot run."""
@@ -78,14 +73,16 @@ class Runner:
         feeds = _runs.make_inputs(self.kinds, shapes, seed)
         session = self.session if as_declared else self.relaxed_session
         ort = session.run(feeds) if session is not None else None
-        eager = None
-        if self.eager is not None:
-            try:
-                eager = _runs.Outcome([_as_array(o) for o in self.eager(feeds)])
-            except Exception as error:  # the module refusing these sizes is what we learn
-                eager = _runs.Outcome(error="%s: %s" % (type(error).__name__,
-                                                        _runs.first_line(error)))
-        return ort, eager
+        return ort, self._run_eager(feeds)
+
+    def _run_eager(self, feeds):
+        """The eager module's Outcome on `feeds`, or None without a module."""
+        if self.eager is None:
+            return None
+        try:
+            return _runs.Outcome([_as_array(o) for o in self.eager(feeds)])
+        except Exception as error:  # the module refusing these sizes is what we learn
+            return _runs.Outcome(error="%s: %s" % (type(error).__name__, _runs.first_line(error)))
 
 
 def _as_array(value):
