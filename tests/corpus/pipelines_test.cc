@@ -15,9 +15,11 @@
 // Asserted, linting each model alone and told its export sizes: every model loads and lints; no
 // healthy model gets an error but those listed below, each explained in docs/ground-truth.md;
 // at most kMaxWarnedHealthy of the healthy ones a warning; recall at or above its floors.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -64,6 +66,10 @@ const std::set<std::string> kKnownFalseErrors = {
 struct Score {
   int models = 0, breaking = 0, caught = 0, flagged = 0, healthy = 0, warned_healthy = 0;
   int known_false_errors = 0;
+  // Post-processed models only: breaking ones whose unprocessed source gets an error, and how
+  // many of those get one after the processor. What the processor costs is the difference; the
+  // rest of a part's misses are its modules' (the source is missed as well).
+  int source_caught = 0, caught_of_source_caught = 0;
   std::vector<std::string> false_errors, warned;
   std::vector<std::string> false_at_export;  // errors the export sizes break as well
 
@@ -71,14 +77,17 @@ struct Score {
     return absl::StrCat(models, " models, ", breaking, " break: errors on ", caught,
                         ", errors or warnings on ", flagged, "; healthy: ", false_errors.size(),
                         " errors (and ", known_false_errors, " known), ", warned_healthy,
-                        " warned of ", healthy);
+                        " warned of ", healthy,
+                        "; breaking with an error on the source: ", source_caught,
+                        ", of them with an error here: ", caught_of_source_caught);
   }
 };
 
-void ScoreModel(const fs::path& dir, const std::string& file, const json& label, bool told,
-                Score& s) {
-  INFO("model " << file);
-  auto model = ir::LoadModel((dir / file).string());
+// The findings on `path`, told the label's export sizes when `told`.
+std::vector<Finding> LintFile(const fs::path& path, const json& label, bool told,
+                              std::unique_ptr<ir::Model>* kept = nullptr) {
+  INFO("model " << path.filename().string());
+  auto model = ir::LoadModel(path.string());
   REQUIRE(model.ok());
   LintOptions options;
   if (told) options.export_dims = ProbeSpec{{}, RunInputs(label["export_inputs"]), {}, 0, 0};
@@ -87,12 +96,26 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
   // the model is linted alone.
   if (!findings.ok() && told) findings = Lint(**model, {});
   REQUIRE(findings.ok());
+  if (kept != nullptr) *kept = std::move(*model);
+  return *std::move(findings);
+}
+
+bool HasError(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+void ScoreModel(const fs::path& dir, const std::string& file, const json& label, bool told,
+                Score& s) {
+  INFO("model " << file);
+  std::unique_ptr<ir::Model> model;
+  const std::vector<Finding> findings = LintFile(dir / file, label, told, &model);
   ++s.models;
-  for (std::string& e : ErrorsFalseAtExport(**model, *findings, label["export_inputs"])) {
+  for (std::string& e : ErrorsFalseAtExport(*model, findings, label["export_inputs"])) {
     s.false_at_export.push_back(absl::StrCat(file, " ", e));
   }
   std::vector<std::string> errors, warnings;
-  for (const Finding& f : *findings) {
+  for (const Finding& f : findings) {
     if (f.severity == Severity::kNote) continue;
     (f.severity == Severity::kError ? errors : warnings).push_back(f.rule + " " + f.node.name);
   }
@@ -113,6 +136,12 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
   ++s.breaking;
   s.caught += !errors.empty();
   s.flagged += !errors.empty() || !warnings.empty();
+  // The source ("exports/x.onnx", relative to tests/corpus) under the same sizes.
+  if (label.contains("processor") &&
+      HasError(LintFile(dir.parent_path() / label["source"].get<std::string>(), label, told))) {
+    ++s.source_caught;
+    s.caught_of_source_caught += !errors.empty();
+  }
 }
 
 // What a model of the corpus is scored under: its processor (post), its family and, for
