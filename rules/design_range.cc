@@ -201,6 +201,13 @@ class DesignRange : public Rule {
     return blamed;
   }
 
+  // A count, an index or a kernel window that needs a dim to be at least a size.
+  static bool IsMinimum(const infer::Requirement& r) {
+    return (r.kind == infer::RequirementKind::kIndexBound ||
+            r.kind == infer::RequirementKind::kWindow) &&
+           r.relation == infer::Relation::kAtLeast;
+  }
+
   // A literal count or index that needs a dynamic dim to be at least its value (TopK's k, a
   // Gather's index) holds from some size on, so the analysis keeps it among the constraints the
   // model shares with eager PyTorch (a kernel larger than its input). Eager may clamp where the
@@ -214,8 +221,7 @@ class DesignRange : public Rule {
     // The largest minimum of each set of symbols.
     std::map<std::vector<std::string>, std::pair<const infer::Requirement*, int64_t>> tightest;
     for (const infer::Requirement& r : analysis.inference().requirements) {
-      if (r.kind != infer::RequirementKind::kIndexBound ||
-          r.relation != infer::Relation::kAtLeast || claimed.contains(&r)) {
+      if (!IsMinimum(r) || claimed.contains(&r)) {
         continue;
       }
       const std::optional<int64_t> count = r.rhs.AsConstant();
@@ -259,10 +265,8 @@ class DesignRange : public Rule {
     std::vector<std::pair<const ir::Graph*, int>> order;
     sym::Binding moved = analysis.witness();  // each try sets one symbol and puts it back
     for (const infer::Requirement& r : analysis.inference().requirements) {
-      // Counts and indices that need a dim at least their value are ReportMinimums'.
-      const bool minimum =
-          r.kind == infer::RequirementKind::kIndexBound && r.relation == infer::Relation::kAtLeast;
-      if (r.kind == infer::RequirementKind::kDeclaredShape || minimum || r.graph == nullptr ||
+      // Counts, indices and windows that need a dim at least a size are ReportMinimums'.
+      if (r.kind == infer::RequirementKind::kDeclaredShape || IsMinimum(r) || r.graph == nullptr ||
           r.node < 0 || claimed.contains(&r)) {
         continue;
       }
@@ -408,12 +412,17 @@ class DesignRange : public Rule {
     const ir::Graph& graph = *r.graph;
     const std::string names = absl::StrJoin(symbols, ", ");
     const bool several = symbols.size() > 1;
+    const bool window = r.kind == infer::RequirementKind::kWindow;
     Finding f = FindingAt(
         analysis, graph, r.node >= 0 ? r.node : 0, Evidence::kDesign,
-        absl::StrCat(names, several ? " work" : " works", " only from ", from, " on: ", r.what,
-                     " (", r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
-                     "): the dim must be at least the literal ", r.rhs.ToString(),
-                     several ? ", which it is once they all reach " : ", which it is from ", from));
+        absl::StrCat(
+            names, several ? " work" : " works", " only from ", from, " on: ", r.what, " (",
+            r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
+            window ? "): the window must fit in the input, which it does from "
+                   : absl::StrCat(
+                         "): the dim must be at least the literal ", r.rhs.ToString(),
+                         several ? ", which it is once they all reach " : ", which it is from "),
+            from));
     f.symbols = symbols;
     Witness w;
     for (const std::string& s : symbols) {
@@ -425,6 +434,13 @@ class DesignRange : public Rule {
     sym::Binding below = analysis.witness();
     for (const std::string& s : symbols) below.Set(s, from - 1);
     f.counterexample = analysis.CounterexampleAt(below);
+    if (window) {
+      // A kernel is the module's own: eager PyTorch refuses the same sizes.
+      f.notes.push_back(
+          {"a kernel larger than the input: eager PyTorch fails below the size too", std::nullopt});
+      f.fix = absl::StrCat("serve and profile ", names, " from ", from, " on");
+      return f;
+    }
     f.notes.push_back(
         {"a count or index the graph holds as a literal: eager PyTorch fails below the size too "
          "when the module's code holds it, but not when the exporter evaluated a min() or a "

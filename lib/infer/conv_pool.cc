@@ -66,6 +66,33 @@ MaybeExpr WindowOutput(const MaybeExpr& in, const WindowAttrs& w, size_t i, size
   return sym::Add(last, Expr::Constant(1));
 }
 
+// The window must fit the padded input: ONNX Runtime refuses a Conv whose output would be empty
+// ("Invalid input shape"), so input + pads >= extent. A pool's output may be empty, not
+// negative, and ONNX Runtime computes it dividing with truncation toward zero:
+// (input + pads - extent) / stride > -2, so input + pads >= extent + 1 - 2 * stride.
+// Recorded only where a size of at least 1 may not fit, so a 3 x 3 kernel with padding 1 adds
+// nothing; without it, sizes below the window look valid to the witness search (a ViT's patch
+// grid is 0 x 0 there, and its token count broadcasts against any table).
+void RequireWindowFits(OpContext& ctx, const MaybeExpr& in, const WindowAttrs& w, size_t i,
+                       size_t spatial, bool pool) {
+  if (w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER" || w.ceil_mode) return;
+  const bool valid = w.auto_pad == "VALID";
+  const int64_t begin = valid ? 0 : w.pads[i], end = valid ? 0 : w.pads[i + spatial];
+  int64_t extent = 0, pads = 0, needed = 0, slack = 0;
+  if (__builtin_mul_overflow(w.dilations[i], w.kernel[i] - 1, &extent) ||
+      __builtin_add_overflow(extent, 1, &extent) || __builtin_add_overflow(begin, end, &pads) ||
+      (pool && __builtin_mul_overflow(w.strides[i], 2, &slack)) ||
+      (pool && __builtin_sub_overflow(slack, 1, &slack)) ||
+      __builtin_sub_overflow(extent, slack, &needed)) {
+    return;
+  }
+  if (__builtin_sub_overflow(needed, pads, &needed) || needed <= 1) return;  // 1 and up fit
+  ctx.Require(RequirementKind::kWindow, Relation::kAtLeast, in, Expr::Constant(needed),
+              absl::StrCat(ctx.node().op_type(), " window of ", extent, " on axis ", i + 2,
+                           pads > 0 ? absl::StrCat(" (padded by ", pads, ")") : ""),
+              kNoOrigin, static_cast<int64_t>(i + 2));
+}
+
 }  // namespace
 
 void InferConv(OpContext& ctx) {
@@ -100,6 +127,7 @@ void InferConv(OpContext& ctx) {
                 kNoOrigin, 1);
   }
   for (size_t i = 0; i < spatial; ++i) {
+    RequireWindowFits(ctx, (*x.shape)[i + 2], *attrs, i, spatial, /*pool=*/false);
     out.push_back(WindowOutput((*x.shape)[i + 2], *attrs, i, spatial));
   }
   y.shape = std::move(out);
@@ -117,6 +145,7 @@ void InferPool(OpContext& ctx) {
   if (!attrs) return;
   Dims out{(*x.shape)[0], (*x.shape)[1]};
   for (size_t i = 0; i < spatial; ++i) {
+    RequireWindowFits(ctx, (*x.shape)[i + 2], *attrs, i, spatial, /*pool=*/true);
     out.push_back(WindowOutput((*x.shape)[i + 2], *attrs, i, spatial));
   }
   for (size_t k = 0; k < ctx.num_outputs(); ++k) ctx.out(k).shape = out;

@@ -48,6 +48,29 @@ g (float[N,C,H,W] x, float[8,C,3,3] w) => (float[N,C,?,?] a) {
   CHECK(r.Shape("g") == "[N, C, 1, 1]");
 }
 
+TEST_CASE("a window must fit in its padded input, as ONNX Runtime checks", "[infer]") {
+  // ONNX Runtime refuses a Conv whose output would be empty and a pool whose output would be
+  // negative, computing it with truncating division: (in + pads - extent) / stride > -2. The
+  // bounds below were checked against ONNX Runtime 1.31 at every size from 1 to 15.
+  auto r = Infer(R"(
+g (float[N,3,H,W] x, float[4,3,16,16] w16, float[4,3,3,3] w3) => (float[N,4,?,?] p) {
+  p = Conv <kernel_shape = [16, 16], strides = [16, 16]> (x, w16)
+  q = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x, w3)
+  s = Conv <kernel_shape = [3, 3], pads = [0, 1, 0, 0]> (x, w3)
+  t = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (x)
+  u = AveragePool <kernel_shape = [5, 5]> (x)
+  v = MaxPool <kernel_shape = [4, 4], strides = [3, 3], pads = [1, 1, 0, 0], dilations = [3, 3]> (x)
+  z = MaxPool <kernel_shape = [5, 5], strides = [2, 2], ceil_mode = 1> (x)
+})");
+  // p: the 16 x 16 patch needs 16. q and t fit every size from 1. s: pads are [H begin, W
+  // begin, H end, W end], so H needs 3 and W 3 - 1. u: in - 5 > -2, so 4 (at 3, -2 / 1 = -2: an
+  // output of -1, refused). v: the dilated window spans 10, so in + 1 - 10 > -6: 4. Ceil mode
+  // (z) is not modelled and adds nothing. ONNX Runtime's smallest sizes agree, axis by axis.
+  CHECK(r.Requirements(RequirementKind::kWindow) ==
+        std::vector<std::string>{"H ~ 16", "W ~ 16", "H ~ 3", "W ~ 2", "H ~ 4", "W ~ 4", "H ~ 4",
+                                 "W ~ 4"});
+}
+
 TEST_CASE("shape tensors carry exact values", "[infer]") {
   auto r = Infer(R"(
 g (float[N,C,H,W] x) => (float[N,?] y) {

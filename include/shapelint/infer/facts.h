@@ -113,6 +113,8 @@ enum class RequirementKind {
   kDeclaredShape,  // a graph output or value_info declares this dim
   kSplitSum,       // Split sizes add up to the split axis (or divide it equally)
   kIndexBound,     // a literal index or count fits in the dim it addresses (Gather, TopK)
+  kWindow,         // a kernel window fits in the padded input (Conv: once; pooling: an empty
+                   // output is allowed, a negative one is not)
   kExportRange,    // a range the exporter recorded for an input symbol (no node's; lint/)
 };
 
