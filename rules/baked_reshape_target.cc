@@ -193,10 +193,11 @@ class TargetRepair {
     int64_t have = i < dims_.size() ? dims_[i] : 0, want = entries_[j];
     size_t i1 = i + 1, j1 = j + 1;
     while (have != want) {
+      // Products past int64 (hostile dims or entries) match nothing.
       if (have < want && i1 < dims_.size()) {
-        have *= dims_[i1++];
+        if (__builtin_mul_overflow(have, dims_[i1++], &have)) return std::nullopt;
       } else if (want < have && j1 < end) {
-        want *= entries_[j1++];
+        if (__builtin_mul_overflow(want, entries_[j1++], &want)) return std::nullopt;
       } else {
         return std::nullopt;
       }

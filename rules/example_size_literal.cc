@@ -11,6 +11,7 @@
 #include "example_size_literal.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 
@@ -33,20 +34,27 @@ constexpr int64_t kHugeBound = int64_t{1} << 31;
 std::vector<int64_t> RoundUpMultiples(int64_t v, int64_t d) {
   std::vector<int64_t> multiples;
   for (int64_t k = 4; k <= 64; k *= 2) {
-    if (v < k && d % k != 0 && (d + v) % k == 0) multiples.push_back(k);
+    // v < k, so d + v overflows only where d is within k of INT64_MAX: no multiple there.
+    if (v < k && d % k != 0 && d <= INT64_MAX - v && (d + v) % k == 0) multiples.push_back(k);
   }
   return multiples;
 }
 
 std::optional<Form> FormOf(const Slot& slot, int64_t d) {
+  // |INT64_MIN| is no int64: such a literal is no size derived from an example.
+  if (slot.literal == INT64_MIN) return std::nullopt;
   const int64_t v = std::llabs(slot.literal);
   if (v < 2 || d < 2) return std::nullopt;
   if ((slot.forms & kWhole) && v == d) return kWhole;
   if ((slot.forms & kMinusOne) && v == d - 1) return kMinusOne;
-  if ((slot.forms & kHalf) && d >= 4 && (v == d / 2 || v == (d + 1) / 2)) return kHalf;
-  if ((slot.forms & kDouble) && v == 2 * d) return kDouble;
+  if ((slot.forms & kHalf) && d >= 4 && (v == d / 2 || v == d / 2 + d % 2)) return kHalf;
+  int64_t product = 0;
+  if ((slot.forms & kDouble) && !__builtin_mul_overflow(d, 2, &product) && v == product) {
+    return kDouble;
+  }
   // A side of 2 (a 2 x 2 grid) is as likely a group or head count: only 3 and up.
-  if ((slot.forms & kSqrt) && v >= 3 && v * v == d) return kSqrt;
+  if ((slot.forms & kSqrt) && v >= 3 && !__builtin_mul_overflow(v, v, &product) && product == d)
+    return kSqrt;
   if ((slot.forms & kRoundUp) && !RoundUpMultiples(v, d).empty()) return kRoundUp;
   return std::nullopt;
 }
