@@ -146,6 +146,20 @@ std::optional<std::string> FixBuilder::Compute(const sym::Expr& e) {
           value = Add("Div", {*numerator, Ints({atom.divisor})}, {}, "size");
           break;
         }
+        case sym::AtomParts::Kind::kFloorDivExpr: {
+          // Truncation is the floor for a numerator and a divisor that are never negative. The
+          // divisor is 0 only where the expression has no value (a Reshape's -1 over a zero
+          // product, which the graph rejects), so the Div never runs where the model does.
+          if (!sym::KnownNonNegative(atom.args[0]) || !sym::KnownNonNegative(atom.args[1])) {
+            return std::nullopt;
+          }
+          std::optional<std::string> numerator = Compute(atom.args[0]);
+          if (!numerator) return std::nullopt;
+          std::optional<std::string> divisor = Compute(atom.args[1]);
+          if (!divisor) return std::nullopt;
+          value = Add("Div", {*numerator, *divisor}, {}, "size");
+          break;
+        }
         case sym::AtomParts::Kind::kMin:
         case sym::AtomParts::Kind::kMax: {
           if (opset_ < kIntMinMaxOpset) return std::nullopt;

@@ -16,6 +16,11 @@ AtomParts PartsOf(const ExprNode* atom) {
       parts.args.push_back(ExprBuilder::FromNode(atom->numerator));
       parts.divisor = atom->divisor;
       break;
+    case NodeKind::kFloorDivExpr:
+      parts.kind = AtomParts::Kind::kFloorDivExpr;
+      parts.args.push_back(ExprBuilder::FromNode(atom->numerator));
+      parts.args.push_back(ExprBuilder::FromNode(atom->divisor_expr));
+      break;
     case NodeKind::kMin:
     case NodeKind::kMax:
       parts.kind = atom->kind == NodeKind::kMin ? AtomParts::Kind::kMin : AtomParts::Kind::kMax;

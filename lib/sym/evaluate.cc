@@ -29,6 +29,14 @@ std::optional<Wide> EvalAtom(const ExprNode* a, const Binding& binding, EvalMemo
       if (n) result = FloorDivInt<Wide>(*n, a->divisor);
       break;
     }
+    case NodeKind::kFloorDivExpr: {
+      // FloorDivInt gives nullopt for a zero divisor (no value) and for the one quotient that
+      // does not fit, a minimal value over -1; negative operands follow floor semantics.
+      std::optional<Wide> n = EvalPoly(a->numerator, binding, memo);
+      std::optional<Wide> d = n ? EvalPoly(a->divisor_expr, binding, memo) : std::nullopt;
+      if (d) result = FloorDivInt<Wide>(*n, *d);
+      break;
+    }
     case NodeKind::kMin:
     case NodeKind::kMax: {
       for (const ExprNode* arg : a->args) {

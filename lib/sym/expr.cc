@@ -292,6 +292,10 @@ void CollectSymbols(const ExprNode* n, absl::flat_hash_set<const ExprNode*>& see
     case NodeKind::kFloorDiv:
       CollectSymbols(n->numerator, seen, names);
       break;
+    case NodeKind::kFloorDivExpr:
+      CollectSymbols(n->numerator, seen, names);
+      CollectSymbols(n->divisor_expr, seen, names);
+      break;
     case NodeKind::kMin:
     case NodeKind::kMax:
       for (const ExprNode* arg : n->args) CollectSymbols(arg, seen, names);
@@ -515,6 +519,8 @@ MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b) {
 }
 
 CapHits CapHitsSoFar() { return cap_hits; }
+
+CapHits& ThreadCapHits() { return cap_hits; }
 
 MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b) {
   if (MaybeExpr exact = ExactDiv(a, b)) return exact;

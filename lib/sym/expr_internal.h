@@ -86,6 +86,11 @@ std::optional<T> ModInt(T a, T b) {
   return r;
 }
 
+// The counts behind CapHitsSoFar (expr.cc), for lib/sym code outside expr.cc that gives up on a
+// result (and counts why) or tries a computation it may abandon (and restores them: a trial that
+// fails is no cap the caller should hear of).
+CapHits& ThreadCapHits();
+
 // ---------------------------------------------------------------------------------------------
 // Interning (intern.cc).
 

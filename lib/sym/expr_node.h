@@ -15,8 +15,8 @@ namespace shapelint::sym {
 
 // The kinds of interned nodes. Every Expr points to a kPoly node; the other kinds are atoms that
 // only occur as factors of a monomial. The declaration order is the canonical order of atom
-// kinds, so do not reorder.
-enum class NodeKind : uint8_t { kPoly, kSymbol, kFloorDiv, kMin, kMax };
+// kinds, so do not reorder; kFloorDivExpr came last so that the order of the others stayed.
+enum class NodeKind : uint8_t { kPoly, kSymbol, kFloorDiv, kMin, kMax, kFloorDivExpr };
 
 // atom^exponent inside a monomial.
 struct Factor {
@@ -73,6 +73,14 @@ struct ExprNode {
 
   // kMin / kMax: at least two kPoly arguments in canonical order, no two differing by a constant.
   std::vector<const ExprNode*> args;
+
+  // kFloorDivExpr: floor(numerator / divisor_expr) for a divisor that is not a constant (a
+  // constant one makes a kFloorDiv). `numerator` is a non-zero kPoly node; `divisor_expr` is a
+  // non-constant kPoly node whose first term has a positive coefficient. No monomial but 1
+  // divides every term of both, the coefficients and constants of both have no common factor,
+  // and long division did not find the divisor to divide the numerator (see FloorDivExpr). nullptr
+  // in every other kind, and then left out of the hash, so other nodes hash as they always did.
+  const ExprNode* divisor_expr = nullptr;
 };
 
 // Structural limits past which results become unknown (std::nullopt). kMaxTerms is public.

@@ -29,14 +29,15 @@ struct NodePtrEq {
     // Children are interned, so comparing them by address is structural equality.
     return a->kind == b->kind && a->constant == b->constant && a->terms == b->terms &&
            a->name == b->name && a->numerator == b->numerator && a->divisor == b->divisor &&
-           a->args == b->args;
+           a->args == b->args && a->divisor_expr == b->divisor_expr;
   }
 };
 
 // Whether `n` is >= 0 for sizes, from its children's flags (they are interned first). A sum
 // or product of non-negative parts is non-negative; an even power is whatever its base; a
-// floor divides by at least 2 and keeps the numerator's sign; a min needs every argument, a
-// max one.
+// floor divides by at least 2 and keeps the numerator's sign; a floor by a symbolic divisor
+// needs both parts (where the divisor is 0 it has no value at all); a min needs every argument,
+// a max one.
 bool NonNegativeFromChildren(const ExprNode& n) {
   auto flag = [](const ExprNode* child) { return child->non_negative; };
   switch (n.kind) {
@@ -44,6 +45,8 @@ bool NonNegativeFromChildren(const ExprNode& n) {
       return true;
     case NodeKind::kFloorDiv:
       return n.numerator->non_negative;
+    case NodeKind::kFloorDivExpr:
+      return n.numerator->non_negative && n.divisor_expr->non_negative;
     case NodeKind::kMin:
       return std::all_of(n.args.begin(), n.args.end(), flag);
     case NodeKind::kMax:
@@ -67,6 +70,9 @@ void Prepare(ExprNode& candidate) {
   candidate.hash =
       absl::HashOf(static_cast<int>(candidate.kind), candidate.constant, candidate.terms,
                    candidate.name, candidate.numerator, candidate.divisor, candidate.args);
+  if (candidate.divisor_expr != nullptr) {
+    candidate.hash = absl::HashOf(candidate.hash, candidate.divisor_expr);
+  }
 }
 
 using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;

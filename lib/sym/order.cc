@@ -42,6 +42,9 @@ int CompareAtoms(const ExprNode* a, const ExprNode* b) {
     case NodeKind::kFloorDiv:
       if (int c = ComparePolys(a->numerator, b->numerator); c != 0) return c;
       return Sign(a->divisor, b->divisor);
+    case NodeKind::kFloorDivExpr:
+      if (int c = ComparePolys(a->numerator, b->numerator); c != 0) return c;
+      return ComparePolys(a->divisor_expr, b->divisor_expr);
     case NodeKind::kMin:
     case NodeKind::kMax: {
       size_t n = std::min(a->args.size(), b->args.size());

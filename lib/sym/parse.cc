@@ -42,6 +42,9 @@ struct Value {
   bool is_plain_division = false;
   Expr numerator;
   Expr divisor;
+  // Where a '/' by a symbolic divisor occurs outside function-call parentheses, if one does.
+  // Only floor() and ceil() may take it (as their whole argument): a bare "N/A" is a name.
+  std::optional<size_t> symbolic_slash;
 };
 
 // Debian's Abseil has its own string_view type (ABSL_OPTION_USE_STD_STRING_VIEW is 0).
@@ -67,6 +70,7 @@ class Parser {
     if (!v.ok()) return v.status();
     SkipSpace();
     if (pos_ != text_.size()) return Expected(pos_, "an operator");
+    if (absl::Status s = NoBareSymbolicSlash(*v); !s.ok()) return s;
     return v->expr;
   }
 
@@ -95,6 +99,17 @@ class Parser {
                             ? "end of input"
                             : absl::StrCat("'", absl::CHexEscape(Av(text_.substr(pos, 1))), "'");
     return Error(pos, absl::StrCat("expected ", Av(what), ", found ", found));
+  }
+
+  absl::Status NoBareSymbolicSlash(const Value& v) const {
+    if (!v.symbolic_slash) return absl::OkStatus();
+    return Error(*v.symbolic_slash,
+                 "a / b with a symbolic divisor must be written floor(a / b) or a // b");
+  }
+
+  // The first of two positions of a bare symbolic '/', for the combination of two values.
+  static std::optional<size_t> FirstSlash(const Value& a, const Value& b) {
+    return a.symbolic_slash ? a.symbolic_slash : b.symbolic_slash;
   }
 
   absl::StatusOr<Expr> Known(const MaybeExpr& e, size_t pos) const {
@@ -141,7 +156,9 @@ class Parser {
       absl::StatusOr<Expr> e =
           Known(plus ? Add(acc.expr, rhs->expr) : Sub(acc.expr, rhs->expr), op_pos);
       if (!e.ok()) return e.status();
-      acc = Value{*e, acc.has_slash || rhs->has_slash};
+      Value next{*e, acc.has_slash || rhs->has_slash};
+      next.symbolic_slash = FirstSlash(acc, *rhs);
+      acc = next;
     }
   }
 
@@ -174,12 +191,20 @@ class Parser {
       if (op == Op::kMul) {
         result = Mul(acc.expr, rhs->expr);
       } else {
-        if (absl::Status s = CheckDivisor(acc.expr, rhs->expr, op_pos, rhs_pos); !s.ok()) return s;
-        result = op == Op::kMod ? Mod(acc.expr, rhs->expr) : FloorDiv(acc.expr, rhs->expr);
+        if (absl::Status s =
+                CheckDivisor(acc.expr, rhs->expr, /*symbolic_ok=*/op != Op::kMod, op_pos, rhs_pos);
+            !s.ok()) {
+          return s;
+        }
+        result = op == Op::kMod ? Mod(acc.expr, rhs->expr) : FloorDivExpr(acc.expr, rhs->expr);
       }
       absl::StatusOr<Expr> e = Known(result, op_pos);
       if (!e.ok()) return e.status();
       Value next{*e, acc.has_slash || rhs->has_slash};
+      next.symbolic_slash = FirstSlash(acc, *rhs);
+      if (op == Op::kSlash && !rhs->expr.IsConstant() && !next.symbolic_slash) {
+        next.symbolic_slash = op_pos;
+      }
       if (op == Op::kSlash) {
         next.is_plain_division = !acc.has_slash && !rhs->has_slash;
         next.numerator = acc.expr;
@@ -190,11 +215,12 @@ class Parser {
     }
   }
 
-  // Division needs a constant divisor; a negative one only when the dividend is constant too,
-  // which is what FloorDiv/Mod can represent.
-  absl::Status CheckDivisor(const Expr& dividend, const Expr& divisor, size_t op_pos,
-                            size_t divisor_pos) const {
+  // Modulo needs a constant divisor, floor division (`symbolic_ok`) any; a negative constant
+  // one only when the dividend is constant too, which is what FloorDiv/Mod can represent.
+  absl::Status CheckDivisor(const Expr& dividend, const Expr& divisor, bool symbolic_ok,
+                            size_t op_pos, size_t divisor_pos) const {
     std::optional<int64_t> k = divisor.AsConstant();
+    if (!k && symbolic_ok) return absl::OkStatus();
     if (!k) return Error(divisor_pos, "the divisor must be a constant");
     if (*k == 0) return Error(op_pos, "division by zero");
     if (*k < 0 && !dividend.IsConstant()) {
@@ -224,7 +250,9 @@ class Parser {
     if (!operand.ok()) return operand;
     absl::StatusOr<Expr> e = Known(Neg(operand->expr), op_pos);
     if (!e.ok()) return e.status();
-    return Value{*e, operand->has_slash};
+    Value negated{*e, operand->has_slash};
+    negated.symbolic_slash = operand->symbolic_slash;
+    return negated;
   }
 
   absl::StatusOr<Value> ParsePower() {
@@ -247,7 +275,9 @@ class Parser {
     for (int64_t i = 0; i < *n; ++i) result = Mul(result, base->expr);
     absl::StatusOr<Expr> e = Known(result, op_pos);
     if (!e.ok()) return e.status();
-    return Value{*e, base->has_slash || exponent->has_slash};
+    Value power{*e, base->has_slash || exponent->has_slash};
+    power.symbolic_slash = FirstSlash(*base, *exponent);
+    return power;
   }
 
   // Reads a run of decimal digits at pos_; nullopt (pos_ unchanged) when there is none or when
@@ -366,6 +396,14 @@ class Parser {
     auto arity_error = [&](std::string_view expected) {
       return Error(name_pos, absl::StrCat(Av(name), "() takes ", Av(expected)));
     };
+    const bool rounds = *fn == Fn::kFloor || *fn == Fn::kCeil;
+    for (const Value& arg : args) {
+      // floor(a / d) and ceil(a / d) take their argument's division whole; the other calls
+      // would take the floor of a part.
+      if (!rounds || !arg.is_plain_division) {
+        if (absl::Status s = NoBareSymbolicSlash(arg); !s.ok()) return s;
+      }
+    }
     MaybeExpr result;
     switch (*fn) {
       case Fn::kFloor:
@@ -374,6 +412,10 @@ class Parser {
         const Value& arg = args[0];
         if (!arg.has_slash) {
           result = arg.expr;  // An integer already.
+        } else if (arg.is_plain_division && !arg.divisor.IsConstant()) {
+          // ceil(a / d) == -floor(-a / d) for every d != 0.
+          result = *fn == Fn::kFloor ? FloorDivExpr(arg.numerator, arg.divisor)
+                                     : Neg(FloorDivExpr(Neg(arg.numerator), arg.divisor));
         } else if (arg.is_plain_division) {
           result = *fn == Fn::kFloor ? FloorDiv(arg.numerator, arg.divisor)
                                      : CeilDiv(arg.numerator, arg.divisor);
@@ -393,12 +435,14 @@ class Parser {
       case Fn::kMod:
       case Fn::kFloorDiv:
         if (args.size() != 2) return arity_error("two arguments");
-        if (absl::Status s = CheckDivisor(args[0].expr, args[1].expr, name_pos, arg_pos[1]);
+        if (absl::Status s =
+                CheckDivisor(args[0].expr, args[1].expr,
+                             /*symbolic_ok=*/*fn == Fn::kFloorDiv, name_pos, arg_pos[1]);
             !s.ok()) {
           return s;
         }
         result = *fn == Fn::kMod ? Mod(args[0].expr, args[1].expr)
-                                 : FloorDiv(args[0].expr, args[1].expr);
+                                 : FloorDivExpr(args[0].expr, args[1].expr);
         break;
     }
     absl::StatusOr<Expr> e = Known(result, name_pos);

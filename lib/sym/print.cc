@@ -50,6 +50,22 @@ void AppendAtom(const ExprNode* a, size_t limit, std::string* out) {
       absl::StrAppend(out, parens ? ") / " : " / ", a->divisor, ")");
       return;
     }
+    case NodeKind::kFloorDivExpr: {
+      // The divisor is bracketed unless it is one atom (a power binds tighter than '/'), so
+      // "floor(k0*k2 / (8*q0))" and "floor(n / q)" read back as the same division.
+      const ExprNode* d = a->divisor_expr;
+      bool numerator_parens =
+          a->numerator->terms.size() + (a->numerator->constant != 0 ? 1 : 0) > 1;
+      bool divisor_parens = d->constant != 0 || d->terms.size() != 1 || d->terms[0].coeff != 1 ||
+                            d->terms[0].monomial.size() != 1;
+      out->append(numerator_parens ? "floor((" : "floor(");
+      AppendPoly(a->numerator, limit, out);
+      out->append(numerator_parens ? ") / " : " / ");
+      if (divisor_parens) out->push_back('(');
+      AppendPoly(d, limit, out);
+      out->append(divisor_parens ? "))" : ")");
+      return;
+    }
     case NodeKind::kMin:
     case NodeKind::kMax: {
       out->append(a->kind == NodeKind::kMin ? "min(" : "max(");

@@ -1,8 +1,10 @@
 // Symbolic integer expressions over tensor dimensions.
 //
 // An Expr is an immutable, interned expression in canonical form: an integer polynomial whose
-// atoms are symbols and the non-polynomial nodes floor(e / k) (k a positive constant), min and
-// max. Ceiling division and modulo are rewritten into floor division when built:
+// atoms are symbols and the non-polynomial nodes floor(e / k) (k a positive constant), min, max
+// and floor(e / d) with d a non-constant expression (FloorDivExpr: Reshape's -1 over a product
+// of dims that does not divide the element count as a polynomial). Ceiling division and modulo
+// are rewritten into floor division when built:
 //   ceil(e / k) == floor((e + k - 1) / k)      e mod k == e - k * floor(e / k)
 // Division and modulo follow floor semantics (Python's // and %), for negative values too.
 // Symbols stand for sizes (a dim, a count, a trip count), never negative, and canonical forms
@@ -187,6 +189,15 @@ MaybeExpr ExactDiv(const MaybeExpr& a, const MaybeExpr& b);
 // (n*h*w) / (2*h) = floor(n*w / 2). Unknown when m does not divide a as a polynomial. Where the
 // caller knows b divides a (Reshape's -1 wherever the graph runs), this is the exact quotient.
 MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
+// floor(a / b) for any divisor, a symbolic one too, with floor semantics. A constant b gives what
+// FloorDiv gives (a negative one as floor(-a / -b)). Otherwise what divides every term of both
+// is cancelled first, a monomial and an integer ((k0*k1*k2) / (8*q0*k1) is
+// floor(k0*k2 / (8*q0))), a b that divides a as a polynomial gives the exact quotient, and what
+// is left is the atom floor(a / b), which has no value (Evaluate gives nullopt) where b is 0.
+// The cancellations assume b != 0, as sympy's FloorDiv does: floor(0 / b) is 0 and
+// floor(b*x / b) is x, also where b is 0. For Reshape's -1, whose division by a computed size is
+// exact wherever the graph runs, and for Parse; FloorDiv itself stays unknown for such divisors.
+MaybeExpr FloorDivExpr(const MaybeExpr& a, const MaybeExpr& b);
 
 // True when `e` is >= 0 for every binding of its symbols to non-negative values (tensor dims):
 // non-negative coefficients and constant over atoms that are themselves non-negative. False
@@ -205,13 +216,16 @@ std::optional<LinearForm> AsLinear(const Expr& e);
 
 // An expression taken apart, for code that writes it out in another language (a fix-it that
 // computes a size with ONNX ops): constant + sum of coeff * product of atom^exponent, atoms
-// being symbols, floor(numerator / divisor), min(args) and max(args).
+// being symbols, floor(numerator / divisor) with a constant or a symbolic divisor, min(args)
+// and max(args).
 struct AtomParts {
-  enum class Kind { kSymbol, kFloorDiv, kMin, kMax };
+  enum class Kind { kSymbol, kFloorDiv, kMin, kMax, kFloorDivExpr };
   Kind kind = Kind::kSymbol;
-  std::string symbol;      // kSymbol
-  std::vector<Expr> args;  // kFloorDiv: the numerator; kMin, kMax: the arguments
-  int64_t divisor = 0;     // kFloorDiv, >= 2
+  std::string symbol;  // kSymbol
+  // kFloorDiv: the numerator; kFloorDivExpr: the numerator and the divisor (never a constant);
+  // kMin, kMax: the arguments.
+  std::vector<Expr> args;
+  int64_t divisor = 0;  // kFloorDiv, >= 2
 };
 struct TermParts {
   int64_t coeff = 0;
@@ -259,6 +273,9 @@ class Evaluator {
 //   + - * ( ), a / k and a // k (floor division), a % k, floor(a / k), ceil(a / k),
 //   min(a, b, ...), max(a, b, ...), mod(a, k); sympy's and torch's spellings of them (Min,
 //   Max, Mod, ceiling, FloorDiv, CleanDiv, PythonMod, FloorToInt, CeilToInt, TruncToInt).
+// A symbolic divisor (FloorDivExpr) is read in a // d, FloorDiv(a, d), CleanDiv(a, d) and as
+// the whole argument of floor(a / d) or ceil(a / d), never in a bare a / d: a dim_param such
+// as "N/A" is a name, not a division.
 absl::StatusOr<Expr> Parse(std::string_view text);
 
 // How to read a dim_param: its expression when it parses, otherwise one symbol with the whole
