@@ -431,8 +431,11 @@ void InferReshape(OpContext& ctx) {
                     literal);
       }
     } else if (known) {
-      // Symbolic: the quotient is exact wherever the graph runs, and must be.
+      // Symbolic: the quotient is exact wherever the graph runs, and must be. A polynomial when
+      // one term divides the count; else the floor atom with a symbolic divisor, as when
+      // Attention's expansion reshapes K by Shape(Q)[0], a dim only the graph says is K's own.
       out[infer_at] = sym::FloorDivByTerm(in_count, known);
+      if (!out[infer_at]) out[infer_at] = sym::FloorDivExpr(in_count, known);
       ctx.Require(RequirementKind::kReshapeCount, Relation::kDivisible, in_count, known,
                   "Reshape with -1: the element count must be divisible by the other dims",
                   literal);

@@ -166,6 +166,28 @@ g (float[N,H,W] x) => (float[?,?,?] y) {
   CHECK(r.Requirements(RequirementKind::kReshapeCount) == std::vector<std::string>{"H*N*W ~ 2*H"});
 }
 
+TEST_CASE("Reshape -1 over a dim of another tensor is a floor by a symbolic divisor", "[infer]") {
+  // As in the function expansion of 3-D Attention: K [k0, k1, k2] to [Shape(Q)[0], k1, 8, -1].
+  // The -1 is k0*k1*k2 / (q0*k1*8): only the graph says k0 == q0, so no polynomial is the
+  // quotient, but it is exact wherever the reshape runs, and k1 cancels.
+  auto r = Infer(R"(
+g (float[k0,k1,k2] k, float[q0,q1,q2] q) => (float[?,?,?,?] y) {
+  sq = Shape (q)
+  first = Constant <value = int64[1] {0}> ()
+  batch = Gather (sq, first)
+  rest = Constant <value = int64[3] {0, 8, -1}> ()
+  t = Concat <axis = 0> (batch, rest)
+  y = Reshape (k, t)
+})");
+  CHECK(r.Shape("y") == "[q0, k1, 8, floor(k0*k2 / (8*q0))]");
+  CHECK(r.DimAt("y", 3, {{"k0", 2}, {"k1", 3}, {"k2", 64}, {"q0", 2}}) == 8);
+  CHECK(r.DimAt("y", 3, {{"k0", 5}, {"k1", 1}, {"k2", 16}, {"q0", 5}}) == 2);
+  // No value where the other dims multiply to 0, as Reshape has none there.
+  CHECK(r.DimAt("y", 3, {{"k0", 2}, {"k1", 3}, {"k2", 64}, {"q0", 0}}) == std::nullopt);
+  CHECK(r.Requirements(RequirementKind::kReshapeCount) ==
+        std::vector<std::string>{"k0*k1*k2 ~ 8*k1*q0"});
+}
+
 TEST_CASE("broadcasting records compatibility and keeps exact dims", "[infer]") {
   auto r = Infer(R"(
 g (float[B,S,64] x, float[1,197,64] pos, float[S,1] col, float[T] row) => (float[B,S,64] y) {
