@@ -13,14 +13,6 @@
 #include "sym/expr_node.h"
 #include "sym/expr_test_util.h"
 
-// Failed comparisons print the expressions instead of "{?}".
-namespace Catch {
-template <>
-struct StringMaker<shapelint::sym::Expr> {
-  static std::string convert(const shapelint::sym::Expr& e) { return e.ToString(); }
-};
-}  // namespace Catch
-
 namespace shapelint::sym {
 namespace {
 

@@ -4,10 +4,19 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "shapelint/sym/expr.h"
+
+// Failed comparisons print the expressions instead of "{?}".
+namespace Catch {
+template <>
+struct StringMaker<shapelint::sym::Expr> {
+  static std::string convert(const shapelint::sym::Expr& e) { return e.ToString(); }
+};
+}  // namespace Catch
 
 namespace shapelint::sym::testing {
 

@@ -12,13 +12,6 @@
 #include "shapelint/sym/expr.h"
 #include "sym/expr_test_util.h"
 
-namespace Catch {
-template <>
-struct StringMaker<shapelint::sym::Expr> {
-  static std::string convert(const shapelint::sym::Expr& e) { return e.ToString(); }
-};
-}  // namespace Catch
-
 namespace shapelint::sym {
 namespace {
 
