@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/provenance.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -24,10 +25,6 @@ namespace example_size_literal {
 namespace {
 
 using infer::Element;
-using infer::TensorFact;
-
-// Sentinels exporters use for "to the end" and "from the start".
-constexpr int64_t kHugeBound = int64_t{1} << 31;
 
 }  // namespace
 
@@ -85,270 +82,6 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
   return std::nullopt;
 }
 
-const std::vector<Element>* ValuesOf(const Analysis& analysis, ir::Node n, int input) {
-  if (input >= n.input_size() || n.input(input).empty()) return nullptr;
-  const TensorFact* f = analysis.inference().Find(n.input(input));
-  return f != nullptr && f->values ? &*f->values : nullptr;
-}
-
-std::optional<int64_t> ConstantOf(const Element& e) {
-  return e.value ? e.value->AsConstant() : std::nullopt;
-}
-
-std::vector<int64_t> IntsAttr(ir::Node n, std::string_view name) {
-  return n.IntsAttribute(name).value_or({});
-}
-
-std::optional<int64_t> IntAttr(ir::Node n, std::string_view name) {
-  return n.IntAttribute(name).ToOptional();
-}
-
-namespace {
-
-bool IsLiteral(const Analysis& analysis, const Element& e) {
-  const infer::Origin* o = analysis.inference().OriginOf(e.origin);
-  return o != nullptr && o->IsLiteral();
-}
-
-const sym::MaybeExpr* DimOf(const TensorFact* data, int64_t axis) {
-  if (data == nullptr || !data->shape) return nullptr;
-  const int64_t rank = data->rank();
-  if (axis < 0) axis += rank;
-  if (axis < 0 || axis >= rank) return nullptr;
-  return &(*data->shape)[axis];
-}
-
-// Where a literal sits: input `input` of the node (-1: an attribute), at `element`.
-struct Place {
-  int input = -1;
-  size_t element = 0;
-};
-
-// A literal `v` addressing `axis` of `data`, when that dim is dynamic.
-void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64_t axis,
-            unsigned forms, infer::OriginId origin, Place place, std::vector<Slot>& out) {
-  const sym::MaybeExpr* dim = DimOf(data, axis);
-  // Only dims that are input dims or polynomials in them: past a floor or a min (windows,
-  // strides, padding arithmetic) a match with the example is more likely a coincidence.
-  // (Slice writes INT64_MIN and INT64_MAX for "to the end": no size, and -INT64_MIN overflows.)
-  if (v <= -kHugeBound || v >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant() ||
-      !(*dim)->IsPolynomial()) {
-    return;
-  }
-  out.push_back({operand, v, **dim, forms, origin, place.input, place.element});
-}
-
-// The literals of input `input` of the node, `elements` (or of an attribute's `attr_values`
-// when `elements` is null), the i-th addressing axis `axes[i]` of `data`.
-void AddPerAxis(const Analysis& analysis, const TensorFact* data, const std::string& operand,
-                int input, const std::vector<Element>* elements,
-                const std::vector<int64_t>& attr_values, const std::vector<int64_t>& axes,
-                unsigned forms, std::vector<Slot>& out) {
-  const size_t n = elements != nullptr ? elements->size() : attr_values.size();
-  for (size_t i = 0; i < n && i < axes.size(); ++i) {
-    if (elements == nullptr) {
-      AddOne(data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, {}, out);
-      continue;
-    }
-    const Element& e = (*elements)[i];
-    auto v = ConstantOf(e);
-    if (v && IsLiteral(analysis, e)) {
-      AddOne(data, operand, *v, axes[i], forms, e.origin, {input, i}, out);
-    }
-  }
-}
-
-std::vector<int64_t> Iota(size_t n) {
-  std::vector<int64_t> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(i);
-  return v;
-}
-
-// What the slot readers of one node share.
-struct NodeSite {
-  const Analysis& analysis;
-  ir::Node n;
-  const TensorFact* data;  // the node's first input, which the literals address
-  int64_t opset;
-};
-
-// The bounds of a Slice. A negative bound counts from the end, which adapts to the size: only
-// its magnitude can be a frozen size (x[..., -5:] for the last W // 2).
-std::vector<Slot> SliceSlots(const NodeSite& at) {
-  constexpr unsigned kForms = kWhole | kMinusOne | kHalf;
-  std::vector<Slot> slots;
-  if (at.opset < 10) {
-    const auto starts = IntsAttr(at.n, "starts");
-    std::vector<int64_t> axes = IntsAttr(at.n, "axes");
-    if (axes.empty()) axes = Iota(starts.size());
-    AddPerAxis(at.analysis, at.data, "starts", -1, nullptr, starts, axes, kForms, slots);
-    AddPerAxis(at.analysis, at.data, "ends", -1, nullptr, IntsAttr(at.n, "ends"), axes, kForms,
-               slots);
-    return slots;
-  }
-  const auto* starts = ValuesOf(at.analysis, at.n, 1);
-  const auto* ends = ValuesOf(at.analysis, at.n, 2);
-  const auto* axes_v = ValuesOf(at.analysis, at.n, 3);
-  std::vector<int64_t> axes;
-  if (axes_v != nullptr) {
-    for (const auto& e : *axes_v) {
-      auto a = ConstantOf(e);
-      if (!a) return slots;
-      axes.push_back(*a);
-    }
-  } else {
-    axes = Iota(starts != nullptr ? starts->size() : 0);
-  }
-  AddPerAxis(at.analysis, at.data, "starts", 1, starts, {}, axes, kForms, slots);
-  AddPerAxis(at.analysis, at.data, "ends", 2, ends, {}, axes, kForms, slots);
-  return slots;
-}
-
-// The largest index of a Gather only: arange(0, T, 2) folded to [0, 2, 4] ends at T - 1.
-std::vector<Slot> GatherSlots(const NodeSite& at) {
-  std::vector<Slot> slots;
-  const auto* indices = ValuesOf(at.analysis, at.n, 1);
-  if (indices == nullptr) return slots;
-  const int64_t axis = IntAttr(at.n, "axis").value_or(0);
-  const Element* last = nullptr;
-  size_t place = 0;
-  for (size_t i = 0; i < indices->size(); ++i) {
-    auto v = ConstantOf((*indices)[i]);
-    if (v && *v >= 0 && (last == nullptr || *v > *ConstantOf(*last))) {
-      last = &(*indices)[i];
-      place = i;
-    }
-  }
-  if (last != nullptr && IsLiteral(at.analysis, *last)) {
-    AddOne(at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, {1, place},
-           slots);
-  }
-  return slots;
-}
-
-std::vector<Slot> TopKSlots(const NodeSite& at) {
-  constexpr unsigned kForms = kWhole | kMinusOne | kHalf;
-  std::vector<Slot> slots;
-  const int64_t axis = IntAttr(at.n, "axis").value_or(-1);
-  if (at.opset >= 10) {
-    AddPerAxis(at.analysis, at.data, "k", 1, ValuesOf(at.analysis, at.n, 1), {}, {axis}, kForms,
-               slots);
-  } else if (auto k = IntAttr(at.n, "k")) {
-    AddPerAxis(at.analysis, at.data, "k", -1, nullptr, {*k}, {axis}, kForms, slots);
-  }
-  return slots;
-}
-
-// Resize's sizes, when every one of them derives from its dim: int(H) * 2, int(W) * 2 bakes
-// every resized axis, and one matching size out of several is a coincidence with a constant
-// output size.
-std::vector<Slot> ResizeSlots(const NodeSite& at) {
-  std::vector<Slot> slots;
-  const auto* sizes = at.n.op_type() == "Resize" ? ValuesOf(at.analysis, at.n, 3) : nullptr;
-  if (sizes == nullptr) return slots;
-  AddPerAxis(at.analysis, at.data, "sizes", 3, sizes, {}, Iota(sizes->size()),
-             kWhole | kHalf | kDouble, slots);
-  for (const Slot& slot : slots) {
-    auto d = slot.dim.Evaluate(at.analysis.example());
-    if (!d || !FormOf(slot, *d)) return {};
-  }
-  return slots;
-}
-
-// One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.
-std::vector<Slot> PadSlots(const NodeSite& at) {
-  constexpr int64_t kPadsInput = 11;  // the opset from which pads are an input
-  std::vector<Slot> slots;
-  const auto* pads = at.opset >= kPadsInput ? ValuesOf(at.analysis, at.n, 1) : nullptr;
-  const std::vector<int64_t> attr =
-      at.opset < kPadsInput ? IntsAttr(at.n, "pads") : std::vector<int64_t>{};
-  const size_t count = pads != nullptr ? pads->size() : attr.size();
-  if (at.data == nullptr || !at.data->shape || count != 2 * at.data->shape->size()) return slots;
-  const size_t rank = at.data->shape->size();
-  auto pad = [&](size_t i) -> std::optional<int64_t> {
-    if (pads == nullptr) return attr[i];
-    return IsLiteral(at.analysis, (*pads)[i]) ? ConstantOf((*pads)[i]) : std::nullopt;
-  };
-  for (size_t a = 0; a < rank; ++a) {
-    auto begin = pad(a), end = pad(a + rank);
-    if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
-    const size_t side = *begin != 0 ? a : a + rank;
-    AddOne(at.data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
-           pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin,
-           pads != nullptr ? Place{1, side} : Place{}, slots);
-  }
-  return slots;
-}
-
-// A window as large as the whole example map: F.avg_pool2d(x, (int(H), int(W))), when every
-// spatial dim is dynamic.
-std::vector<Slot> PoolSlots(const NodeSite& at) {
-  constexpr size_t kSpatialBegin = 2;  // batch and channels come first
-  const auto kernel = IntsAttr(at.n, "kernel_shape");
-  if (at.data == nullptr || !at.data->shape ||
-      kernel.size() + kSpatialBegin != at.data->shape->size()) {
-    return {};
-  }
-  std::vector<Slot> window;
-  std::vector<int64_t> spatial;
-  for (size_t i = 0; i < kernel.size(); ++i) {
-    spatial.push_back(static_cast<int64_t>(i + kSpatialBegin));
-  }
-  AddPerAxis(at.analysis, at.data, "kernel_shape", -1, nullptr, kernel, spatial, kWhole, window);
-  if (window.size() != kernel.size()) return {};
-  return window;
-}
-
-// A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))). Not
-// where the target's literals only regroup the input's static dims: an attention's
-// [B, -1, 4, 8] splits a hidden size of 32 into heads, whatever sqrt(T) was at export.
-std::vector<Slot> ReshapeSlots(const NodeSite& at) {
-  std::vector<Slot> slots;
-  const auto* target = ValuesOf(at.analysis, at.n, 1);
-  if (target == nullptr || at.data == nullptr || !at.data->shape) return slots;
-  int64_t static_elements = 1, literal_elements = 1;
-  for (const auto& d : *at.data->shape) {
-    const std::optional<int64_t> c = d ? d->AsConstant() : std::nullopt;
-    if (c && (*c < 0 || __builtin_mul_overflow(static_elements, *c, &static_elements)))
-      return slots;
-  }
-  for (const Element& e : *target) {
-    const std::optional<int64_t> v = ConstantOf(e);
-    if (v && *v >= 2 && __builtin_mul_overflow(literal_elements, *v, &literal_elements)) {
-      return slots;
-    }
-  }
-  if (literal_elements == static_elements) return slots;
-  for (size_t i = 0; i < target->size(); ++i) {
-    const Element& e = (*target)[i];
-    auto v = ConstantOf(e);
-    if (!v || *v < 2 || !IsLiteral(at.analysis, e)) continue;
-    for (const auto& d : *at.data->shape) {
-      if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
-      slots.push_back({"shape", *v, *d, kSqrt, e.origin, 1, i});
-    }
-  }
-  return slots;
-}
-
-}  // namespace
-
-std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
-  const ir::Node n = g.node(index);
-  if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
-  const NodeSite at{analysis, n,
-                    n.input_size() > 0 ? analysis.inference().Find(n.input(0)) : nullptr,
-                    analysis.model().OpsetVersion("")};
-  const std::string& op = n.op_type();
-  if (op == "Slice") return SliceSlots(at);
-  if (op == "Gather") return GatherSlots(at);
-  if (op == "TopK") return TopKSlots(at);
-  if (op == "Resize" || op == "Upsample") return ResizeSlots(at);
-  if (op == "Pad") return PadSlots(at);
-  if (op == "AveragePool" || op == "MaxPool" || op == "LpPool") return PoolSlots(at);
-  if (op == "Reshape") return ReshapeSlots(at);
-  return {};
-}
 
 namespace {
 
@@ -411,6 +144,8 @@ std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
       const int64_t k = RoundUpMultiples(v, l.d).front();
       return (k - size % k) % k;
     }
+    case kRecordedLine:
+      return std::nullopt;  // what the line computes is not read
   }
   return std::nullopt;
 }
@@ -447,6 +182,20 @@ std::optional<Counterexample> ChangeAwayFromExample(const Analysis& analysis, co
       moved.Set(s, size);
       for (const Derived& l : literals) {
         const std::optional<int64_t> d = l.slot.dim.Evaluate(moved);
+        // A literal of the recorded line: the line computes it from the moved size, to what
+        // value is not read; only that the graph keeps the old one.
+        if (l.form == kRecordedLine) {
+          if (!d || *d == l.d) continue;
+          Counterexample c = analysis.Evaluate(moved);
+          if (c.failure.empty()) {
+            c.failing_node = analysis.Ref(g, index);
+            c.node_fails = false;
+            c.failure = absl::StrCat(l.slot.operand, " is still ", l.slot.literal,
+                                     " here, which the recorded line computed from ",
+                                     DimText(l.slot.dim), " = ", l.d, "; it is ", *d, " here");
+          }
+          return c;
+        }
         const std::optional<int64_t> traced = d ? DerivedAt(l, *d) : std::nullopt;
         if (!traced || *traced == std::llabs(l.slot.literal)) continue;
         Counterexample c = analysis.Evaluate(moved);
@@ -479,11 +228,22 @@ class ExampleSizeLiteral : public Rule {
       std::string operand;
       infer::OriginId origin = infer::kNoOrigin;
       std::vector<Derived> literals;
+      // The exporter's record of the line, for literals that no form derives.
+      const std::optional<SourceLocation> line = SourceOf(g.node(index));
+      const bool int_of_size = line && TakesIntOfSize(line->code);
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
         auto d = slot.dim.Evaluate(analysis.example());
         if (!d || FixedByWeight(analysis, slot.dim)) continue;
-        const std::optional<Form> form = FormOf(slot, *d);
+        std::optional<Form> form = FormOf(slot, *d);
         auto how = Derivation(slot, *d);
+        // Any literal in the size's place, where torch.export specialized every symbol of the
+        // dim and the node's recorded line takes int() of a size: the record says the line
+        // computed with the example's size, whatever arithmetic it did. Not a negative bound
+        // or index (counted from the end) and not 0 or 1, which no size needs to explain.
+        if (!form && int_of_size && slot.literal >= 2 && AllSpecialized(analysis, slot.dim.Symbols())) {
+          form = kRecordedLine;
+          how = absl::StrCat("computed from ", DimText(slot.dim), " on the recorded line");
+        }
         if (!form || !how) continue;
         // A literal counts once; one that derives from two dims is ambiguous.
         auto same = std::find_if(literals.begin(), literals.end(), [&](const Derived& l) {
@@ -497,8 +257,10 @@ class ExampleSizeLiteral : public Rule {
         }
         for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
-        std::string part = slot.literal < 0
-                               ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
+        std::string part =
+            *form == kRecordedLine
+                ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
+            : slot.literal < 0 ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
                                : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
         absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");
         if (std::find(parts.begin(), parts.end(), part) != parts.end()) continue;

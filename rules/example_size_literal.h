@@ -24,11 +24,16 @@ enum Form : unsigned {
   kDouble = 8,    // 2 * d: upsampling to int(H) * 2
   kSqrt = 16,     // sqrt(d): a token count folded back into a square grid
   kRoundUp = 32,  // pads up to the next multiple of 4, 8, ..., 64 (window or patch size)
+  // Some arithmetic of d that the exporter's record shows: torch.export specialized d's symbols
+  // and the node's recorded line takes int() of a size (torch.topk(x, int(x.size(-1)) - 2)).
+  // Never one of a slot's `forms`: FormOf does not return it.
+  kRecordedLine = 64,
 };
 
 // One literal where a size of `dim` belongs.
 struct Slot {
-  std::string operand;  // "ends", "indices", "k", "sizes", "kernel_shape", "pads", "shape"
+  std::string operand;  // "ends", "indices", "k", "sizes", "kernel_shape", "pads", "shape",
+                        // "grid" (its dims)
   int64_t literal = 0;
   sym::Expr dim;
   unsigned forms = 0;

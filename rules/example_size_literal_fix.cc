@@ -37,6 +37,10 @@ sym::MaybeExpr DerivedValue(const Slot& slot, Form form, int64_t d, std::string&
       break;
     case kSqrt:
       return std::nullopt;  // no expression: the caller says why
+    case kRecordedLine:
+      why = "the recorded line computes the literal from the size; the linter does not read "
+            "Python arithmetic";
+      return std::nullopt;
     case kRoundUp: {
       const std::vector<int64_t> k = RoundUpMultiples(v, d);
       if (k.size() != 1) {
@@ -69,6 +73,13 @@ class LiteralRepair {
   absl::StatusOr<FixIt> Build(const std::vector<Derived>& literals) && {
     const std::string& op = node_.op_type();
     if (op == "AveragePool" || op == "MaxPool" || op == "LpPool") return std::move(*this).Pool();
+    if (op == "GridSample") {
+      // The literal is the grid's shape: its values come from a computation the exporter
+      // folded, which no rewrite of one number brings back.
+      return absl::FailedPreconditionError(
+          "the grid is a folded tensor of the example's size; build it in forward from the "
+          "input's shape");
+    }
     if (op == "Gather" || op == "Slice") {
       if (auto st = NotASeries(literals); !st.ok()) return st;
     }

@@ -1,5 +1,6 @@
 #include "lint/provenance.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
@@ -87,6 +88,25 @@ std::optional<SourceLocation> SourceOf(const ir::Node& node) {
     if (names.size() >= 2) s.module = names[names.size() - 2];
   }
   return s;
+}
+
+bool TakesIntOfSize(std::string_view code) {
+  auto identifier = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  for (size_t at = code.find("int("); at != std::string_view::npos;
+       at = code.find("int(", at + 1)) {
+    if (at > 0 && identifier(code[at - 1])) continue;  // print(, self.int(, _int(
+    // The call's argument, to its matching parenthesis (or the end of a cut line).
+    size_t end = at + 4;
+    for (int depth = 1; end < code.size() && depth > 0; ++end) {
+      if (code[end] == '(') ++depth;
+      if (code[end] == ')') --depth;
+    }
+    const absl::string_view argument(code.data() + at + 4, end - at - 4);
+    if (absl::StrContains(argument, ".size(") || absl::StrContains(argument, ".shape")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<std::string> ClassHierarchy(const ir::Node& node) {

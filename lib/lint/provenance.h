@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "shapelint/ir/model.h"
@@ -29,6 +30,11 @@ std::vector<Frame> StackFrames(const ir::Node& node);
 // The innermost frame outside torch's own code (the user's line, or a model library's such as
 // timm's), with the module path the node is in; nullopt when nothing is recorded.
 std::optional<SourceLocation> SourceOf(const ir::Node& node);
+
+// True when a line of Python turns a tensor's size into a Python int: `int(x.size(-1)) - 2`,
+// `int(h.shape[2]) * 2`. Under torch.export that specializes the size and makes whatever the line
+// computes from it a number in the graph.
+bool TakesIntOfSize(std::string_view code);
 
 // The recorded class hierarchy, outermost module first, ending with the aten op
 // ("torch.nn.modules.pooling.AdaptiveAvgPool2d", "aten.avg_pool2d.default"); empty when none.
