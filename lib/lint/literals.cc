@@ -213,8 +213,14 @@ class Tracer {
     }
     // Expand's target and Tile's repeats size the output: a literal there is the source, not
     // the tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).
-    if ((op == "Expand" || op == "Tile") && node.input_size() > 1) {
-      if (auto lit = FromShapeOperand(node.input(1), constant)) {
+    // So do Resize's sizes: a trained table resampled to a literal size (a position table
+    // interpolated to the example's grid) is sized by the literal, not by the table.
+    // An entry of the sizes equal to the table's own dim on that axis (its channels) keeps the
+    // table's size: that one is followed to the table.
+    const int shape_operand = op == "Expand" || op == "Tile" ? 1 : op == "Resize" ? 3 : -1;
+    if (shape_operand >= 0 && node.input_size() > shape_operand) {
+      const infer::TensorFact* kept = op == "Resize" ? inference_.Find(node.input(0)) : nullptr;
+      if (auto lit = FromShapeOperand(node.input(shape_operand), constant, kept)) {
         lit->entry = p;
         return *lit;
       }
@@ -247,7 +253,7 @@ class Tracer {
     // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
     // is recorded as the requirement's origin.
     if (const infer::Origin* o = inference_.OriginOf(r.origin); o != nullptr && o->IsLiteral()) {
-      LiteralSource src = ShapeOperandSource(*o, OperandHolding(node, r.origin));
+      LiteralSource src = ShapeOperandSource(*o, LiteralFact(*o, OperandHolding(node, r.origin)));
       src.consumer = r.node;
       if (o->kind != infer::Origin::Kind::kAttribute) return src;
     }
@@ -275,17 +281,35 @@ class Tracer {
     return dims;
   }
 
-  // The literal among the values of the shape operand `operand` that equals `constant`.
-  std::optional<LiteralSource> FromShapeOperand(std::string_view operand, int64_t constant) const {
+  // The literal among the values of the shape operand `operand` that equals `constant`; not
+  // one at a position where `kept` (the tensor being resized) has that size already.
+  std::optional<LiteralSource> FromShapeOperand(std::string_view operand, int64_t constant,
+                                                const infer::TensorFact* kept = nullptr) const {
     const infer::TensorFact* f = inference_.Find(operand);
     if (f == nullptr || !f->values) return std::nullopt;
-    for (const auto& e : *f->values) {
+    for (size_t i = 0; i < f->values->size(); ++i) {
+      const infer::Element& e = (*f->values)[i];
       const infer::Origin* o = inference_.OriginOf(e.origin);
       auto v = e.value ? e.value->AsConstant() : std::nullopt;
       if (o == nullptr || !o->IsLiteral() || v != constant) continue;
-      return ShapeOperandSource(*o, f);
+      if (HasConstantAt(kept, static_cast<int64_t>(i), constant)) continue;
+      return ShapeOperandSource(*o, LiteralFact(*o, f));
     }
     return std::nullopt;
+  }
+
+  // The literal's own tensor (a Constant's output, an initializer), whose values the finding
+  // states: not the operand's it is concatenated into ([N, C] ++ [32, 32] holds unknown
+  // entries); the operand where the literal has no tensor of its own.
+  const infer::TensorFact* LiteralFact(const infer::Origin& origin,
+                                       const infer::TensorFact* operand) const {
+    const infer::TensorFact* own = nullptr;
+    if (origin.kind == infer::Origin::Kind::kConstantNode && origin.graph != nullptr) {
+      own = inference_.FindIn(*origin.graph, origin.graph->node(origin.node).output(0));
+    } else if (origin.kind == infer::Origin::Kind::kInitializer && origin.graph != nullptr) {
+      own = inference_.FindIn(*origin.graph, origin.name);
+    }
+    return own != nullptr && own->values ? own : operand;
   }
 
   // The operand of `node` whose values carry `origin` (Expand's target, Split's sizes).
