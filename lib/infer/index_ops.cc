@@ -33,43 +33,6 @@ std::string Reduction(const OpContext& ctx) {
   return ctx.opset() >= 16 ? ctx.AttrString("reduction").value_or("none") : "none";
 }
 
-// Literal index tuples must address the axes they index: column j of the last indices axis
-// addresses data axis b + j, and ONNX Runtime fails on an index outside [-dim, dim - 1] (a
-// table folded from arange(0, int(T), 2) needs T > 4 for its [[0], [2], [4]]). As for Gather,
-// only each column's largest and most negative index matter.
-void RequireTuplesInRange(OpContext& ctx, const std::optional<std::vector<int64_t>>& idx,
-                          const TensorFact& data, int64_t b, int64_t k) {
-  const TensorFact& indices = ctx.in(1);
-  if (!idx || idx->empty() || !indices.values || indices.values->size() != idx->size() ||
-      idx->size() % static_cast<size_t>(k) != 0) {
-    return;
-  }
-  const auto& elements = *indices.values;
-  for (int64_t j = 0; j < k; ++j) {
-    const int64_t axis = b + j;
-    const MaybeExpr& dim = (*data.shape)[axis];
-    size_t high = idx->size(), low = idx->size();
-    for (size_t i = static_cast<size_t>(j); i < idx->size(); i += static_cast<size_t>(k)) {
-      const int64_t v = (*idx)[i];
-      if (v >= 0 && (high == idx->size() || v > (*idx)[high])) high = i;
-      if (v < 0 && (low == idx->size() || v < (*idx)[low])) low = i;
-    }
-    // Index 0 and -1 need a dim of 1, which every dim has.
-    if (high < idx->size() && (*idx)[high] >= 1 && (*idx)[high] < INT64_MAX) {
-      ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
-                  Expr::Constant((*idx)[high] + 1),
-                  absl::StrCat("GatherND index ", (*idx)[high], " on axis ", axis),
-                  elements[high].origin, axis);
-    }
-    if (low < idx->size() && (*idx)[low] <= -2 && (*idx)[low] > INT64_MIN) {
-      ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
-                  Expr::Constant(-(*idx)[low]),
-                  absl::StrCat("GatherND index ", (*idx)[low], " on axis ", axis),
-                  elements[low].origin, axis);
-    }
-  }
-}
-
 }  // namespace
 
 void InferGatherElements(OpContext& ctx) {
@@ -121,7 +84,12 @@ void InferGatherND(OpContext& ctx) {
   out.insert(out.end(), data.shape->begin() + b + *k, data.shape->end());
   y.shape = out;
   auto idx = ctx.ConstInts(1);
-  RequireTuplesInRange(ctx, idx, data, b, *k);
+  // Column j of the tuples addresses data axis b + j ([[0], [2], [4]], a table folded from
+  // arange(0, int(T), 2), needs T > 4).
+  for (int64_t j = 0; idx && j < *k; ++j) {
+    RequireIndexExtremes(ctx, *idx, static_cast<size_t>(j), static_cast<size_t>(*k),
+                         (*data.shape)[b + j], b + j, "GatherND");
+  }
   // Values: each index tuple (after the batch coordinates) picks a slice of data.
   auto dense = Dense(data);
   auto idx_dims = ConstDims(indices);

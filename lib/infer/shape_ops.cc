@@ -65,32 +65,6 @@ void InferShape(OpContext& ctx) {
   y.values = std::move(vals);
 }
 
-// Literal indices must address the axis: x[:, 4] needs at least 5 rows, x[:, -2] at least 2.
-// Only the extreme indices matter, so at most two requirements.
-void RequireIndicesInRange(OpContext& ctx, const std::optional<std::vector<int64_t>>& idx,
-                           const MaybeExpr& dim, int64_t axis) {
-  if (!idx || idx->empty() || !ctx.in(1).values) return;
-  const auto& elements = *ctx.in(1).values;
-  size_t high = idx->size(), low = idx->size();  // positions of the largest and most negative
-  for (size_t i = 0; i < idx->size(); ++i) {
-    const int64_t v = (*idx)[i];
-    if (v >= 0 && (high == idx->size() || v > (*idx)[high])) high = i;
-    if (v < 0 && (low == idx->size() || v < (*idx)[low])) low = i;
-  }
-  // Index 0 and -1 need a dim of 1, which every dim has.
-  if (high < idx->size() && (*idx)[high] >= 1 && (*idx)[high] < INT64_MAX) {
-    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
-                Expr::Constant((*idx)[high] + 1),
-                absl::StrCat("Gather index ", (*idx)[high], " on axis ", axis),
-                elements[high].origin, axis);
-  }
-  if (low < idx->size() && (*idx)[low] <= -2 && (*idx)[low] > INT64_MIN) {
-    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim, Expr::Constant(-(*idx)[low]),
-                absl::StrCat("Gather index ", (*idx)[low], " on axis ", axis), elements[low].origin,
-                axis);
-  }
-}
-
 void InferGather(OpContext& ctx) {
   const TensorFact& data = ctx.in(0);
   const TensorFact& indices = ctx.in(1);
@@ -104,7 +78,8 @@ void InferGather(OpContext& ctx) {
   out.insert(out.end(), data.shape->begin() + *axis + 1, data.shape->end());
   y.shape = out;
   auto idx = ctx.ConstInts(1);
-  RequireIndicesInRange(ctx, idx, (*data.shape)[*axis], *axis);
+  // x[:, 4] needs at least 5 rows, x[:, -2] at least 2.
+  if (idx) RequireIndexExtremes(ctx, *idx, 0, 1, (*data.shape)[*axis], *axis, "Gather");
   // Indices computed at run time with a known largest value (position ids from a Range): a
   // table needs that many rows (GPT-2's 1024 positions).
   if (const MaybeExpr largest = LargestOf(indices); !idx && largest) {

@@ -121,6 +121,15 @@ void TruncateQuotients(const TensorFact& x, TensorFact& y);
 // max(len, 0), written as len where len cannot be negative.
 sym::MaybeExpr NonNegative(const sym::MaybeExpr& len);
 
+// Literal indices must address the axis they index: ONNX Runtime fails on one outside
+// [-dim, dim - 1] (index 4 needs 5 rows, -2 needs 2). Only the extreme indices matter, so at
+// most two requirements on `dim` (axis `axis` of the data), from the indices idx[first],
+// idx[first + step], ... whose elements (and origins) are ctx.in(1)'s values; `op` names the
+// op in the requirement ("Gather index 4 on axis 1"). Indices 0 and -1 ask nothing.
+void RequireIndexExtremes(OpContext& ctx, const std::vector<int64_t>& idx, size_t first,
+                          size_t step, const sym::MaybeExpr& dim, int64_t axis,
+                          const char* op);
+
 }  // namespace shapelint::infer
 
 #endif  // SHAPELINT_LIB_INFER_TENSOR_UTIL_H_
