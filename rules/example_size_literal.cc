@@ -78,10 +78,11 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
     case kRoundUp:
       return absl::StrCat("the pad from ", name, " up to a multiple of ",
                           RoundUpMultiples(v, d).front());
+    case kRecordedLine:
+      return std::nullopt;  // no formula: the finding names the recorded line instead
   }
   return std::nullopt;
 }
-
 
 namespace {
 
@@ -240,7 +241,8 @@ class ExampleSizeLiteral : public Rule {
         // dim and the node's recorded line takes int() of a size: the record says the line
         // computed with the example's size, whatever arithmetic it did. Not a negative bound
         // or index (counted from the end) and not 0 or 1, which no size needs to explain.
-        if (!form && int_of_size && slot.literal >= 2 && AllSpecialized(analysis, slot.dim.Symbols())) {
+        if (!form && int_of_size && slot.literal >= 2 &&
+            AllSpecialized(analysis, slot.dim.Symbols())) {
           form = kRecordedLine;
           how = absl::StrCat("computed from ", DimText(slot.dim), " on the recorded line");
         }
@@ -258,8 +260,7 @@ class ExampleSizeLiteral : public Rule {
         for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
         std::string part =
-            *form == kRecordedLine
-                ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
+            *form == kRecordedLine ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
             : slot.literal < 0 ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
                                : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
         absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");

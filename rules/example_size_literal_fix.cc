@@ -38,8 +38,9 @@ sym::MaybeExpr DerivedValue(const Slot& slot, Form form, int64_t d, std::string&
     case kSqrt:
       return std::nullopt;  // no expression: the caller says why
     case kRecordedLine:
-      why = "the recorded line computes the literal from the size; the linter does not read "
-            "Python arithmetic";
+      why =
+          "the recorded line computes the literal from the size; the linter does not read "
+          "Python arithmetic";
       return std::nullopt;
     case kRoundUp: {
       const std::vector<int64_t> k = RoundUpMultiples(v, d);

@@ -32,8 +32,7 @@ class OperandRepair {
     // Expand's shape and Tile's repeats are input 1, Resize's sizes input 3.
     const int operand = entry.op_type() == "Resize" ? 3 : 1;
     if (entry.input_size() <= operand || entry.input(operand).empty()) {
-      return absl::NotFoundError(
-          absl::StrCat("the ", entry.op_type(), " has no shape operand"));
+      return absl::NotFoundError(absl::StrCat("the ", entry.op_type(), " has no shape operand"));
     }
     // Through other ops (TorchScript's Where(Equal(shape, -1), 1, shape) for expand's -1), the
     // engine's values of the operand itself are what is rebuilt.
@@ -73,9 +72,9 @@ class OperandRepair {
     b.DropComputationIfUnread(entry.input(operand));
     FixIt fix = std::move(b).Take();
     fix.description = absl::StrCat(entry.op_type(), "'s ",
-                                   tile_               ? "repeats follow"
-                                   : operand == 3      ? "sizes follow"
-                                                       : "shape follows",
+                                   tile_          ? "repeats follow"
+                                   : operand == 3 ? "sizes follow"
+                                                  : "shape follows",
                                    " the inputs' dims: [", absl::StrJoin(text, ", "), "]");
     return fix;
   }
@@ -132,8 +131,8 @@ class OperandRepair {
     // requirement's axis is the entry's ([1, 8, 6, 6] resized and added to x: the H is entry 2).
     if (several) {
       const bool straight = r.graph == cause_.graph && r.axis >= 0 &&
-                            r.axis < static_cast<int64_t>(values_.size()) &&
-                            src_.through.empty() && FeedsDirectly(r.node, r.axis);
+                            r.axis < static_cast<int64_t>(values_.size()) && src_.through.empty() &&
+                            FeedsDirectly(r.node, r.axis);
       const size_t k = static_cast<size_t>(r.axis);
       if (!straight || (tile_ ? values_[k] * in_dims_[k] : values_[k]) != constant) {
         return absl::FailedPreconditionError(

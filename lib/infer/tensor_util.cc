@@ -398,8 +398,7 @@ MaybeExpr NonNegative(const MaybeExpr& len) {
 }
 
 void RequireIndexExtremes(OpContext& ctx, const std::vector<int64_t>& idx, size_t first,
-                          size_t step, const sym::MaybeExpr& dim, int64_t axis,
-                          const char* op) {
+                          size_t step, const sym::MaybeExpr& dim, int64_t axis, const char* op) {
   const TensorFact& indices = ctx.in(1);
   if (step == 0 || !indices.values || indices.values->size() != idx.size()) return;
   const auto& elements = *indices.values;
@@ -410,10 +409,9 @@ void RequireIndexExtremes(OpContext& ctx, const std::vector<int64_t>& idx, size_
     if (v < 0 && (low == idx.size() || v < idx[low])) low = i;
   }
   if (high < idx.size() && idx[high] >= 1 && idx[high] < INT64_MAX) {
-    ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim,
-                Expr::Constant(idx[high] + 1),
-                absl::StrCat(op, " index ", idx[high], " on axis ", axis), elements[high].origin,
-                axis);
+    ctx.Require(
+        RequirementKind::kIndexBound, Relation::kAtLeast, dim, Expr::Constant(idx[high] + 1),
+        absl::StrCat(op, " index ", idx[high], " on axis ", axis), elements[high].origin, axis);
   }
   if (low < idx.size() && idx[low] <= -2 && idx[low] > INT64_MIN) {
     ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, dim, Expr::Constant(-idx[low]),

@@ -127,8 +127,7 @@ sym::MaybeExpr NonNegative(const sym::MaybeExpr& len);
 // idx[first + step], ... whose elements (and origins) are ctx.in(1)'s values; `op` names the
 // op in the requirement ("Gather index 4 on axis 1"). Indices 0 and -1 ask nothing.
 void RequireIndexExtremes(OpContext& ctx, const std::vector<int64_t>& idx, size_t first,
-                          size_t step, const sym::MaybeExpr& dim, int64_t axis,
-                          const char* op);
+                          size_t step, const sym::MaybeExpr& dim, int64_t axis, const char* op);
 
 }  // namespace shapelint::infer
 

@@ -1,9 +1,9 @@
 // Ops that place windows back into an image: MaxUnpool (the inverse of MaxPool's windows) and
 // Col2Im (of im2col's columns).
 #include "infer/nn_util.h"
-#include "infer/tensor_util.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer {
 namespace {
