@@ -6,6 +6,10 @@
 //  - tests/corpus/third: third-party exporters (tools/models/export_third.py): optimum-onnx's
 //    main_export of tiny random transformers, ultralytics' YOLO export with and without its
 //    onnxslim, labelled by ONNX Runtime against the eager module;
+//  - tests/corpus/library: libraries' own export paths (tools/models/export_library.py): timm's
+//    onnx_export(dynamic_size=True) through TorchScript and dynamo, transformers image models
+//    called with interpolate_pos_encoding=True through both torch.onnx exporters, labelled the
+//    same way;
 //  - tests/corpus/classes: small modules of three recall classes (tools/models/export_classes.py:
 //    adaptive pooling, self-consistent literal operands, position tables and windows), each
 //    through both torch.onnx exporters, with healthy lookalikes, labelled like tests/corpus/torch2.
@@ -26,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "corpus/export_invariant.h"
@@ -54,6 +59,11 @@ constexpr double kMinPostRecallWithExportDims = 0.63;
 // Measured 34 and 37 of 47.
 constexpr double kMinClassesRecall = 0.72;
 constexpr double kMinClassesRecallWithExportDims = 0.78;
+// Libraries' own export paths (tests/corpus/library), errors on breaking models over every
+// part: what the linter reaches now (docs/ground-truth.md); raise them as it improves.
+// Measured 2 of 12 alone and told (MobileViT through both exporters).
+constexpr double kMinLibraryRecall = 0.16;
+constexpr double kMinLibraryRecallWithExportDims = 0.16;
 
 // Healthy models with an error, each explained in docs/ground-truth.md. onnxslim folds
 // Gather(weight, constant indices) into an initializer named like an activation
@@ -159,10 +169,11 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
   }
 }
 
-// What a model of the corpus is scored under: its processor (post), its family and, for
-// ultralytics, whether onnxslim ran (third).
+// What a model of the corpus is scored under: its processor (post), its part (library: family
+// and exporter), its family and, for ultralytics, whether onnxslim ran (third).
 std::string Part(const std::string& file, const json& label) {
   if (label.contains("processor")) return label["processor"].get<std::string>();
+  if (label.contains("part")) return label["part"].get<std::string>();
   std::string family = label["family"].get<std::string>();
   if (family == "ultralytics") {
     family += file.find(".noslim.") != std::string::npos ? " without onnxslim" : " with onnxslim";
@@ -207,6 +218,31 @@ TEST_CASE("third-party exporters: no false errors, few warnings", "[corpus][pipe
   // no recall floor to hold yet (docs/ground-truth.md).
   CheckScores(ScoreCorpus("third", false), 0);
   CheckScores(ScoreCorpus("third", true), 0);
+}
+
+TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus][pipelines]") {
+  // 12 of the 31 break. The misses, each explained in docs/ground-truth.md: the position tables
+  // of the transformers dynamo exports (a token count the engine does not evaluate) and of
+  // timm's TorchScript exports (an SL004 note, as on the healthy fixed-size ViT), the timm
+  // hybrid's stem (pads computed in floats: unknown to the engine), and transformers' Swin,
+  // whose window padding neither exporter kept (an SL010 note).
+  CheckScores(ScoreCorpus("library", false), kMinLibraryRecall);
+  CheckScores(ScoreCorpus("library", true), kMinLibraryRecallWithExportDims);
+}
+
+TEST_CASE("libraries' own export paths: the files name no machine's files", "[corpus][pipelines]") {
+  // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
+  // relative to the repository or from site-packages/ on (torch2_runs.scrub_paths,
+  // portable_text): an absolute one would be the generating machine's.
+  for (const auto& entry : fs::directory_iterator(Dir("library"))) {
+    INFO(entry.path().filename().string());
+    const std::string text = testing::ReadFile(entry.path());
+    for (const char* prefix :
+         {"/site-packages/", "/tools/models/", "/tmp/", "/home/", "/root/", "/work/", "/usr/"}) {
+      INFO(prefix);
+      CHECK(!absl::StrContains(text, prefix));
+    }
+  }
 }
 
 TEST_CASE("recall classes corpus: no false errors, few warnings, recall floors",
