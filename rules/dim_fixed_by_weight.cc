@@ -7,9 +7,11 @@
 // as a module parameter).
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
+#include "lint/provenance.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -51,6 +53,45 @@ void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f)
                    broadcasts ? " (size 1 broadcasts as well, and is refused then)" : ""));
 }
 
+// True when the weight meets the dim by broadcasting (a table added to tokens), not by a
+// contraction (a layer's features).
+bool BroadcastsIn(const Cause& cause) {
+  return std::any_of(cause.pins.begin(), cause.pins.end(), [](const Pin* pin) {
+    return pin->requirement->relation == infer::Relation::kBroadcastable;
+  });
+}
+
+// The resampling call on the node's own recorded line (its innermost frame outside torch):
+// "interpolate_pos_encoding" in `embeddings + self.interpolate_pos_encoding(embeddings, h, w)`,
+// "resample_abs_pos_embed(...)". Only a call counts (`interpolate_pos_encoding=True` passed on
+// is none), and only where no Resize of the graph was recorded at the same line: there the
+// graph resamples too (`F.interpolate(x, size=(6, 6)) + self.bias` resizes x, not the table).
+std::optional<std::string> ResamplingCall(const ir::Graph& graph, const ir::Node& node) {
+  const std::optional<SourceLocation> line = SourceOf(node);
+  if (!line) return std::nullopt;
+  const std::string lower = absl::AsciiStrToLower(line->code);
+  auto ident = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  std::optional<std::string> call;
+  for (const char* word : {"interpolate", "resample"}) {
+    for (size_t at = lower.find(word); at != std::string::npos && !call;
+         at = lower.find(word, at + 1)) {
+      size_t begin = at, end = at;
+      while (begin > 0 && ident(lower[begin - 1])) --begin;
+      while (end < lower.size() && ident(lower[end])) ++end;
+      if (end < lower.size() && lower[end] == '(') call = line->code.substr(begin, end - begin);
+    }
+  }
+  if (!call) return std::nullopt;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const ir::Node n = graph.node(i);
+    if (n.op_type() != "Resize" && n.op_type() != "Upsample") continue;
+    for (const Frame& f : StackFrames(n)) {
+      if (f.file == line->file && f.line == line->line) return std::nullopt;
+    }
+  }
+  return call;
+}
+
 class DimFixedByWeight : public Rule {
  public:
   using Rule::Rule;
@@ -68,8 +109,24 @@ class DimFixedByWeight : public Rule {
                                           absl::StrJoin(cause.literal.dims, ", "), "] fixes ",
                                           absl::StrJoin(cause.symbols, ", "),
                                           ", which the inputs declare dynamic (", r.what, ")"));
-      // The graph is right for the sizes it was built for: a note about the declaration.
-      f.evidence = Evidence::kDesign;
+      // The graph is right for the sizes it was built for: a note about the declaration. Unless
+      // the exporter recorded that the line resamples the table (transformers'
+      // interpolate_pos_encoding, timm's resample_abs_pos_embed) in a branch the trace did not
+      // take at the export size: the source adapts the table and the graph does not, a
+      // hypothesis of a bake (a warning) that a run of the module settles.
+      const std::optional<std::string> resampler =
+          BroadcastsIn(cause) ? ResamplingCall(*cause.graph, cause.graph->node(cause.node))
+                              : std::nullopt;
+      f.evidence = resampler ? Evidence::kHypothesis : Evidence::kDesign;
+      if (resampler) {
+        f.notes.push_back(
+            {absl::StrCat("the exporter recorded a call of '", *resampler,
+                          "' on this node's line, and the graph resamples nothing there: the "
+                          "module adapts the table to the input's grid in a branch the trace did "
+                          "not take at the export size, and the graph kept the table's size; "
+                          "eager PyTorch runs at the other sizes if the module resamples there"),
+             std::nullopt});
+      }
       f.attribute = cause.literal.name;
       f.fix =
           "declare these dims static (drop them from dynamic_axes / dynamic_shapes), or change "

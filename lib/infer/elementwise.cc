@@ -126,6 +126,18 @@ BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {
   if (op == "Mod") {
     return [](const MaybeExpr& a, const MaybeExpr& b) { return sym::Mod(a, b); };
   }
+  // An integer size raised to a small constant power: torch's (h // 8) ** 2 + 1 token count of
+  // a square patch grid. Other exponents (negative, fractional, symbolic, large) stay unknown.
+  if (op == "Pow" && IsIntegerType(elem_type)) {
+    return [](const MaybeExpr& a, const MaybeExpr& b) -> MaybeExpr {
+      constexpr int64_t kMaxExponent = 8;
+      const std::optional<int64_t> e = b ? b->AsConstant() : std::nullopt;
+      if (!a || !e || *e < 0 || *e > kMaxExponent) return std::nullopt;
+      MaybeExpr v = Expr::Constant(1);
+      for (int64_t k = 0; k < *e && v; ++k) v = sym::Mul(v, a);
+      return v;
+    };
+  }
   if (op == "Min") return sym::Min;
   if (op == "Max") return sym::Max;
   if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||

@@ -114,6 +114,25 @@ g (float[N,12,L] x, float[N,9,M] y, float[N,1,H,W] v) => (float[N,3,8,10] p) {
         std::vector<std::string>{"L ~ 20", "M ~ H*W - 2*H - 2*W + 4"});  // (H - 2)*(W - 2)
 }
 
+TEST_CASE("an integer size raised to a small constant power", "[infer]") {
+  // transformers' token count (h // 8) ** 2 + 1 of a square grid: Pow of an int64 size by 2.
+  // By hand: (floor(H / 8))^2 + 1 tokens; a negative or symbolic exponent stays unknown.
+  auto r = Infer(R"(
+g (float[N,3,H,W] x) => (int64[1] t) {
+  s = Shape <start = 2, end = 3> (x)
+  eight = Constant <value = int64 {8}> ()
+  g8 = Div (s, eight)
+  two = Constant <value = int64 {2}> ()
+  sq = Pow (g8, two)
+  one = Constant <value = int64 {1}> ()
+  t = Add (sq, one)
+  minus = Constant <value = int64 {-1}> ()
+  neg = Pow (g8, minus)
+})");
+  CHECK(r.Values("t") == "{floor(H / 8)^2 + 1}");
+  CHECK(r.Values("neg") == "{?}");
+}
+
 TEST_CASE("shape tensors carry exact values", "[infer]") {
   auto r = Infer(R"(
 g (float[N,C,H,W] x) => (float[N,?] y) {

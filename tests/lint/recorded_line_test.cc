@@ -1,6 +1,7 @@
-// SL007 on the exporter's record of a line (lint/provenance.h TakesIntOfSize): a literal in a
-// size's place, whatever arithmetic gave it, where torch.export specialized the dim's symbol and
-// the node's recorded PyTorch line takes int() of a size.
+// The exporter's record of a node's line, as evidence: SL007 on a literal in a size's place,
+// whatever arithmetic gave it, where torch.export specialized the dim's symbol and the node's
+// recorded PyTorch line takes int() of a size (lint/provenance.h TakesIntOfSize); SL004 on a
+// position table whose line calls a resampler that the graph does not have.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -104,6 +105,104 @@ TEST_CASE("SL007: a recorded line without int(), or no record, says nothing of k
   // The record and the line, but k = 1: no size needs to explain a 1.
   CHECK(Sl007(TopKModel(1, "return torch.topk(x, int(x.size(-1)) - 7, dim=-1)[0]", kSpecialized))
             .empty());
+}
+
+// tokens[B, T, 8] + table[1, 5, 8], the Add recorded at `code`; with `resize_code`, a Resize
+// of another input recorded at that line as well (its output unused).
+std::string TableModel(const std::string& code, const std::string& resize_code) {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  auto* g = m.mutable_graph();
+  auto add_input = [&](const char* name, std::vector<std::string> dims) {
+    auto* v = g->add_input();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+    for (const auto& d : dims) {
+      if (d == "8") {
+        tt->mutable_shape()->add_dim()->set_dim_value(8);
+      } else {
+        tt->mutable_shape()->add_dim()->set_dim_param(d);
+      }
+    }
+  };
+  add_input("tokens", {"B", "T", "8"});
+  auto* table = g->add_initializer();
+  table->set_name("embeddings.position_embeddings");
+  table->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (int64_t d : {1, 5, 8}) table->add_dims(d);
+  for (int i = 0; i < 40; ++i) table->add_float_data(0.0F);
+  auto record = [](ONNX_NAMESPACE::NodeProto* n, const std::string& line) {
+    ONNX_NAMESPACE::StringStringEntryProto entry;
+    entry.set_key("pkg.torch.onnx.stack_trace");
+    entry.set_value("File \"model.py\", line 122, in forward\n    " + line);
+    n->GetReflection()->MutableUnknownFields(n)->AddLengthDelimited(9, entry.SerializeAsString());
+  };
+  auto* add = g->add_node();
+  add->set_op_type("Add");
+  add->add_input("tokens");
+  add->add_input("embeddings.position_embeddings");
+  add->add_output("y");
+  record(add, code);
+  if (!resize_code.empty()) {
+    add_input("image", {"B", "3", "H", "W"});
+    auto* sizes = g->add_initializer();
+    sizes->set_name("sizes");
+    sizes->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+    sizes->add_dims(4);
+    for (int64_t v : {1, 3, 6, 6}) sizes->add_int64_data(v);
+    auto* resize = g->add_node();
+    resize->set_op_type("Resize");
+    resize->add_input("image");
+    resize->add_input("");
+    resize->add_input("");
+    resize->add_input("sizes");
+    resize->add_output("resized");
+    record(resize, resize_code);
+    g->add_output()->set_name("resized");
+  }
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+std::vector<Finding> Sl004(const std::string& bytes) {
+  auto model = ir::LoadModelFromBytes(bytes, "table.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  std::vector<Finding> out;
+  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
+               [](const Finding& f) { return f.rule == "SL004"; });
+  return out;
+}
+
+TEST_CASE("SL004: a table on a line that calls a resampler the graph lacks is a warning",
+          "[lint]") {
+  // transformers' ViT through torch.export with interpolate_pos_encoding=True: the shortcut for
+  // an unchanged grid is taken at the export size, and the graph adds the 5-row table as it is.
+  // By hand: T must be 5 (or 1); the line calls interpolate_pos_encoding, and no Resize of the
+  // graph was recorded there.
+  const auto warned = Sl004(TableModel(
+      "embeddings = embeddings + self.interpolate_pos_encoding(embeddings, height, width)", ""));
+  REQUIRE(warned.size() == 1);
+  CHECK(warned[0].severity == Severity::kWarning);
+  CHECK(warned[0].evidence == Evidence::kHypothesis);
+  REQUIRE_FALSE(warned[0].notes.empty());
+  CHECK(absl::StrContains(warned[0].notes.back().message,
+                          "a call of 'self.interpolate_pos_encoding' on this node's line"));
+  // Lookalikes, a design note each: the table added as it is; a resampler named but not called
+  // (passed on as a flag); a line whose resample the graph has (a Resize recorded there).
+  for (const auto& [code, resize] : std::vector<std::pair<std::string, std::string>>{
+           {"embeddings = embeddings + self.position_embeddings", ""},
+           {"embeddings = self.embed(x, interpolate_pos_encoding=interpolate_pos_encoding)", ""},
+           {"y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings",
+            "y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings"}}) {
+    const auto noted = Sl004(TableModel(code, resize));
+    INFO(code);
+    REQUIRE(noted.size() == 1);
+    CHECK(noted[0].severity == Severity::kNote);
+  }
 }
 
 }  // namespace
