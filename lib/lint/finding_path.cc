@@ -131,8 +131,8 @@ class TensorReader {
 };
 
 std::vector<std::pair<std::string, int64_t>> Sorted(const sym::Binding& binding) {
-  std::vector<std::pair<std::string, int64_t>> sorted(binding.values().begin(),
-                                                      binding.values().end());
+  const absl::flat_hash_map<std::string, int64_t> values = binding.values();
+  std::vector<std::pair<std::string, int64_t>> sorted(values.begin(), values.end());
   std::sort(sorted.begin(), sorted.end());
   return sorted;
 }

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
+#include "shapelint/sym/eval_work.h"
 #include "shapelint/sym/expr.h"
 #include "sym/expr_internal.h"
 #include "sym/expr_node.h"
@@ -16,7 +17,7 @@ std::optional<Wide> EvalPoly(const ExprNode* p, const Binding& binding, EvalMemo
 
 std::optional<Wide> EvalAtom(const ExprNode* a, const Binding& binding, EvalMemo& memo) {
   if (a->kind == NodeKind::kSymbol) {
-    std::optional<int64_t> v = binding.Get(a->name);
+    std::optional<int64_t> v = BindingAccess::Get(binding, a);
     if (!v) return std::nullopt;
     return static_cast<Wide>(*v);
   }
@@ -76,13 +77,19 @@ std::optional<Wide> EvalPoly(const ExprNode* p, const Binding& binding, EvalMemo
   return sum;
 }
 
+thread_local EvalWork eval_work;
+
 }  // namespace
+
+EvalWork& ThreadEvalWork() { return eval_work; }
+EvalWork EvalWorkSoFar() { return eval_work; }
 
 std::optional<int64_t> Expr::Evaluate(const Binding& binding) const {
   return Evaluator(binding)(*this);
 }
 
 std::optional<int64_t> Evaluator::operator()(const Expr& expr) {
+  ++eval_work.evaluations;
   std::optional<Wide> v = EvalPoly(expr.node(), binding_, memo_);
   if (!v) return std::nullopt;
   return Narrow(*v);

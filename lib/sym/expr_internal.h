@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
+#include "shapelint/sym/eval_work.h"
 #include "sym/expr_node.h"
 
 namespace shapelint::sym {
@@ -101,6 +103,26 @@ const ExprNode* Intern(ExprNode candidate);
 // The interned polynomial constant + terms; `terms` must be canonical. Small constants come from
 // the process-wide cache, inside a scope too.
 const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms);
+
+// The symbol node named `name` visible on this thread (the innermost scope's, an enclosing
+// one's or the process-wide table's), or nullptr when none was made: then no expression holds it.
+const ExprNode* FindSymbol(std::string_view name);
+
+// This thread's counts of evaluation work (shapelint/sym/eval_work.h).
+EvalWork& ThreadEvalWork();
+
+// The value `binding` gives the symbol node `symbol`: by its id where the binding indexed it, by
+// its name otherwise.
+struct BindingAccess {
+  static std::optional<int64_t> Get(const Binding& binding, const ExprNode* symbol) {
+    if (symbol->symbol_id < binding.by_id_.size()) {
+      const Binding::ById& at = binding.by_id_[symbol->symbol_id];
+      if (at.serial == symbol->serial) return binding.GetAt(at.slot);
+    }
+    ++ThreadEvalWork().lookups_by_name;
+    return binding.Get(symbol->name);
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // Canonical order (order.cc); CompareAtoms and ComparePolys are in expr_node.h.

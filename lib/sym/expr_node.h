@@ -63,6 +63,12 @@ struct ExprNode {
 
   // kSymbol.
   std::string name;
+  // kSymbol: a small id, unique among the symbol nodes alive, that a Binding finds the symbol's
+  // value by without hashing its name; an id is reused once its node's InternScope ends, and
+  // `serial`, never reused, tells the nodes apart. Not part of the node's value: left out of its
+  // hash and equality.
+  uint32_t symbol_id = 0;
+  uint64_t serial = 0;
 
   // kFloorDiv: floor(numerator / divisor), divisor >= 2, numerator a non-constant kPoly node whose
   // coefficients and constant lie in [0, divisor) and whose non-constant coefficients have no

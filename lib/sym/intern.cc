@@ -6,7 +6,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -77,6 +81,40 @@ void Prepare(ExprNode& candidate) {
 
 using NodeSet = absl::flat_hash_set<const ExprNode*, NodePtrHash, NodePtrEq>;
 
+// The ids of the symbol nodes alive (ExprNode::symbol_id): small, so that a Binding indexes its
+// slots by them in a plain array; those of a scope's nodes are given back when it ends.
+class SymbolIds {
+ public:
+  // Gives the new symbol node `node` its id and serial.
+  void Assign(ExprNode& node) {
+    absl::MutexLock lock(&mu_);
+    node.serial = ++serial_;
+    if (free_.empty()) {
+      node.symbol_id = next_++;
+    } else {
+      node.symbol_id = free_.top();
+      free_.pop();
+    }
+  }
+  void Release(const std::vector<uint32_t>& ids) {
+    absl::MutexLock lock(&mu_);
+    for (uint32_t id : ids) free_.push(id);
+  }
+
+ private:
+  absl::Mutex mu_;
+  uint32_t next_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t serial_ ABSL_GUARDED_BY(mu_) = 0;  // 0 is no node's
+  // The smallest first: ids stay as few as the symbols alive at the most, so that a binding of
+  // many of them indexes a short array, after a large model's scope has ended too.
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_ ABSL_GUARDED_BY(mu_);
+};
+
+SymbolIds& Ids() {
+  static SymbolIds* const kIds = new SymbolIds;
+  return *kIds;
+}
+
 // The process-wide table: nodes built outside any InternScope, and the small constants (0
 // among them). Never freed: such Exprs are plain pointers that may be held anywhere for the
 // process lifetime.
@@ -108,6 +146,7 @@ class GlobalTable {
     absl::MutexLock lock(&mu_);
     auto it = nodes_.find(&candidate);
     if (it != nodes_.end()) return *it;
+    if (candidate.kind == NodeKind::kSymbol) Ids().Assign(candidate);
     const ExprNode* node = new ExprNode(std::move(candidate));
     nodes_.insert(node);
     return node;
@@ -152,8 +191,13 @@ struct ScopeTable {
   // stable: one allocation per chunk, not per node, and all freed together.
   std::vector<std::vector<ExprNode>> chunks;
   size_t owned = 0;
+  std::vector<uint32_t> symbol_ids;  // of the symbol nodes it owns
 
   const ExprNode* Own(ExprNode&& node) {
+    if (node.kind == NodeKind::kSymbol) {
+      Ids().Assign(node);
+      symbol_ids.push_back(node.symbol_id);
+    }
     if (chunks.empty() || chunks.back().size() == chunks.back().capacity()) {
       size_t capacity = chunks.empty() ? 64 : std::min<size_t>(chunks.back().capacity() * 2, 4096);
       chunks.emplace_back().reserve(capacity);
@@ -186,6 +230,17 @@ const ExprNode* Intern(ExprNode candidate) {
   return node;
 }
 
+const ExprNode* FindSymbol(std::string_view name) {
+  ExprNode candidate;
+  candidate.kind = NodeKind::kSymbol;
+  candidate.name = std::string(name);
+  Prepare(candidate);
+  for (const ScopeTable* s = current_scope; s != nullptr; s = s->parent) {
+    if (auto it = s->nodes.find(&candidate); it != s->nodes.end()) return *it;
+  }
+  return Global().Find(candidate);
+}
+
 const ExprNode* InternPolyNode(int64_t constant, std::vector<Term> terms) {
   if (terms.empty()) {
     if (const ExprNode* cached = Global().SmallConstant(constant)) return cached;
@@ -213,6 +268,7 @@ InternScope::~InternScope() {
     std::abort();
   }
   current_scope = table_->parent;
+  Ids().Release(table_->symbol_ids);
 }
 
 size_t InternScope::size() const { return table_->owned; }
