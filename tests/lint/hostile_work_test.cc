@@ -15,6 +15,8 @@
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/sym/eval_work.h"
+#include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
@@ -158,6 +160,36 @@ TEST_CASE("the pin search over 10,000 independent dims binds each requirement's 
   // shares: a constraint, not a pin.
   CHECK(pins.constraints.size() == 10000);
   CHECK(pins.pins.empty());
+}
+
+// The evaluation work of inferring IndependentDims(n) and searching its pins.
+sym::EvalWork PinSearchWork(int n) {
+  auto model = ir::LoadModelFromBytes(IndependentDims(n), "wide.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(model.ok());
+  sym::InternScope scope;
+  const sym::EvalWork before = sym::EvalWorkSoFar();
+  const infer::Inference inference = infer::Infer(**model);
+  const PinSet pins = FindPins(inference, inference.InputSymbols());
+  REQUIRE(pins.constraints.size() == static_cast<size_t>(n));
+  const sym::EvalWork after = sym::EvalWorkSoFar();
+  return {after.evaluations - before.evaluations, after.lookups_by_name - before.lookups_by_name};
+}
+
+TEST_CASE("the pin search's work over independent dims grows linearly with their count",
+          "[hostile]") {
+  // The time's bound (twice the dims in at most 2.5 times the time) is measured by
+  // tools/bench/micro_bench.cc; what it rests on is stated here, by counting: the evaluations
+  // and the symbols found by name per dim stay the same when the dims double. A search that
+  // rebinds every symbol for every requirement, or hashes them all for every sample, shows here.
+  const sym::EvalWork one = PinSearchWork(1000), two = PinSearchWork(2000);
+  INFO(one.evaluations << " " << two.evaluations << " " << one.lookups_by_name << " "
+                       << two.lookups_by_name);
+  CHECK(one.evaluations > 0);
+  CHECK(two.evaluations <= 2 * one.evaluations);
+  CHECK(two.lookups_by_name <= 2 * one.lookups_by_name);
+  // The samples that every requirement is evaluated at (42 of them) find the 4,000 symbols by
+  // their ids: by name, these lookups alone would be 42 * 2 per requirement.
+  CHECK(two.lookups_by_name < 42 * 2 * 2000);
 }
 
 TEST_CASE("10,000 independent broadcasts of one node are one note, as long as the rank",
