@@ -6,12 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
 
@@ -48,12 +48,18 @@ struct LiteralSource {
 class ParameterSignature {
  public:
   explicit ParameterSignature(const ir::Model& model);
+  ~ParameterSignature();
+  ParameterSignature(ParameterSignature&&) noexcept;
+  ParameterSignature& operator=(ParameterSignature&&) noexcept;
   // Whether the signature lists `name`; nullopt when the model records no signature.
   std::optional<bool> Lists(std::string_view name) const;
+  // Starts fetching the place of `name` in the table, for a Lists of it soon after: a loop over
+  // many names overlaps their waits for memory.
+  void Prefetch(std::string_view name) const;
 
  private:
-  bool recorded_ = false;
-  absl::flat_hash_set<std::string_view> targets_;  // views into the model's metadata
+  struct Targets;
+  std::unique_ptr<const Targets> targets_;  // nullptr when the model records no signature
 };
 
 // The literal tensor that supplies the constant side of `requirement` at its node, traced back
