@@ -273,7 +273,7 @@ void InferNestedLoops(benchmark::State& state, bool grow) {
   }
 }
 void BM_InferNestedLoops(benchmark::State& state) { InferNestedLoops(state, false); }
-BENCHMARK(BM_InferNestedLoops)->Arg(16)->Arg(32)->Complexity();
+BENCHMARK(BM_InferNestedLoops)->Arg(16)->Arg(32)->Arg(64)->Complexity();
 // Past the cap the work stays what the cap allows, whatever the depth.
 void BM_InferNestedGrowingLoops(benchmark::State& state) { InferNestedLoops(state, true); }
 BENCHMARK(BM_InferNestedGrowingLoops)->Arg(24)->Arg(48)->Unit(benchmark::kMillisecond);
@@ -306,7 +306,13 @@ void BM_PinSearchIndependentDims(benchmark::State& state) {
     benchmark::DoNotOptimize(lint::FindPins(inference, inference.InputSymbols()));
   }
 }
-BENCHMARK(BM_PinSearchIndependentDims)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
+// The sizes double from one to the next: tools/bench/scaling.py reports the ratios.
+BENCHMARK(BM_PinSearchIndependentDims)
+    ->Arg(5000)
+    ->Arg(10000)
+    ->Arg(20000)
+    ->Arg(40000)
+    ->Unit(benchmark::kMillisecond);
 
 // The whole lint of the same model (every rule, the witness search, the findings): one SL010
 // note for the Add, whose relations would otherwise each be a note as long as the inputs' rank.
@@ -320,7 +326,12 @@ void BM_LintIndependentDims(benchmark::State& state) {
   state.SetComplexityN(n);
   for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
 }
-BENCHMARK(BM_LintIndependentDims)->Arg(8000)->Arg(16000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LintIndependentDims)
+    ->Arg(4000)
+    ->Arg(8000)
+    ->Arg(16000)
+    ->Arg(32000)
+    ->Unit(benchmark::kMillisecond);
 
 // A metadata entry of IR version 10, which the onnx.proto this builds against lacks: written as
 // the unknown field the loader reads it from.
@@ -378,7 +389,12 @@ void BM_LintFoldedFromSignature(benchmark::State& state) {
   state.SetComplexityN(n);
   for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
 }
-BENCHMARK(BM_LintFoldedFromSignature)->Arg(200000)->Arg(400000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LintFoldedFromSignature)
+    ->Arg(100000)
+    ->Arg(200000)
+    ->Arg(400000)
+    ->Arg(800000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace shapelint
