@@ -209,7 +209,8 @@ int32_t ElemTypeOf(const Analysis& analysis, const ir::Graph& g, std::string_vie
 std::optional<sym::Binding> SizesOfThePool(const Analysis& analysis, bool pinned) {
   if (analysis.has_example()) {
     sym::Binding at = analysis.witness();
-    for (const auto& [symbol, size] : analysis.example().values()) at.Set(symbol, size);
+    analysis.example().ForEach(
+        [&](std::string_view symbol, int64_t size) { at.Set(symbol, size); });
     return at;
   }
   if (pinned) return analysis.witness();
@@ -451,7 +452,7 @@ class BakedPoolKernel : public Rule {
       return recorded.empty() || recorded[axis - kSpatialBegin].has_value();
     };
     sym::Binding base = analysis.witness();
-    for (const auto& [s, v] : analysis.example().values()) base.Set(s, v);
+    analysis.example().ForEach([&](std::string_view s, int64_t v) { base.Set(s, v); });
     const auto pooled = SizesWhereTheWindowFits(analysis, n, *in, base);
     if (!pooled) return std::nullopt;
     // The first spatial symbol whose growth by whole windows grows the pooled map.

@@ -229,9 +229,16 @@ class ExampleSizeLiteral : public Rule {
       std::string operand;
       infer::OriginId origin = infer::kNoOrigin;
       std::vector<Derived> literals;
-      // The exporter's record of the line, for literals that no form derives.
-      const std::optional<SourceLocation> line = SourceOf(g.node(index));
-      const bool int_of_size = line && TakesIntOfSize(line->code);
+      // The exporter's record of the line, for literals that no form derives: read once per
+      // node, and only for a node that has such a literal (most nodes have no slot at all).
+      std::optional<bool> int_of_size;
+      auto line_takes_int_of_size = [&] {
+        if (!int_of_size) {
+          const std::optional<SourceLocation> line = SourceOf(g.node(index));
+          int_of_size = line && TakesIntOfSize(line->code);
+        }
+        return *int_of_size;
+      };
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
         auto d = slot.dim.Evaluate(analysis.example());
         if (!d || FixedByWeight(analysis, slot.dim)) continue;
@@ -241,8 +248,8 @@ class ExampleSizeLiteral : public Rule {
         // dim and the node's recorded line takes int() of a size: the record says the line
         // computed with the example's size, whatever arithmetic it did. Not a negative bound
         // or index (counted from the end) and not 0 or 1, which no size needs to explain.
-        if (!form && int_of_size && slot.literal >= 2 &&
-            AllSpecialized(analysis, slot.dim.Symbols())) {
+        if (!form && slot.literal >= 2 && AllSpecialized(analysis, slot.dim.Symbols()) &&
+            line_takes_int_of_size()) {
           form = kRecordedLine;
           how = absl::StrCat("computed from ", DimText(slot.dim), " on the recorded line");
         }

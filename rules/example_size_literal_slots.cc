@@ -2,6 +2,7 @@
 // they address (a Slice's bounds, a Gather's last index, TopK's k, Resize's sizes, one-sided
 // pads, a whole-map window, a Reshape to a square grid, a sampling grid's sides). Private to the
 // rule (example_size_literal.h).
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -100,6 +101,16 @@ std::vector<int64_t> Iota(size_t n) {
   return v;
 }
 
+// True when every slot's literal derives from its dim's export size: a literal that must come
+// with the others (Resize's sizes, a grid's sides), where one match of several is a
+// coincidence with a constant.
+bool AllDerive(const Analysis& analysis, const std::vector<Slot>& slots) {
+  return std::all_of(slots.begin(), slots.end(), [&](const Slot& slot) {
+    const std::optional<int64_t> d = slot.dim.Evaluate(analysis.example());
+    return d && FormOf(slot, *d);
+  });
+}
+
 // What the slot readers of one node share.
 struct NodeSite {
   const Analysis& analysis;
@@ -184,11 +195,7 @@ std::vector<Slot> ResizeSlots(const NodeSite& at) {
   if (sizes == nullptr) return slots;
   AddPerAxis(at.analysis, at.data, "sizes", 3, sizes, {}, Iota(sizes->size()),
              kWhole | kHalf | kDouble, slots);
-  for (const Slot& slot : slots) {
-    auto d = slot.dim.Evaluate(at.analysis.example());
-    if (!d || !FormOf(slot, *d)) return {};
-  }
-  return slots;
+  return AllDerive(at.analysis, slots) ? slots : std::vector<Slot>{};
 }
 
 // One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.
@@ -256,11 +263,7 @@ std::vector<Slot> GridSampleSlots(const NodeSite& at) {
     AddOne(at.data, "grid", *v, static_cast<int64_t>(i + kSpatialBegin), kWhole, infer::kNoOrigin,
            {1, i}, sides);
   }
-  if (sides.size() != spatial) return {};
-  for (const Slot& slot : sides) {
-    auto d = slot.dim.Evaluate(at.analysis.example());
-    if (!d || !FormOf(slot, *d)) return {};
-  }
+  if (sides.size() != spatial || !AllDerive(at.analysis, sides)) return {};
   return sides;
 }
 

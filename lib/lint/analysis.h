@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -95,14 +96,14 @@ class Analysis {
   // The sizes the model was exported at, when the user gives them (only the symbols given).
   // Literals that equal a size derived from them are findings of their own (SL007, SL008).
   const sym::Binding& example() const { return example_; }
-  bool has_example() const { return !example_.values().empty(); }
+  bool has_example() const { return !example_.empty(); }
   // The example's sizes, and the witness's for every symbol the example does not give: where
   // the graph is evaluated "at the export size".
   sym::Binding ExampleOverWitness() const {
     sym::Binding at = example_;
-    for (const auto& [s, v] : witness().values()) {
+    witness().ForEach([&](std::string_view s, int64_t v) {
       if (!at.Get(s)) at.Set(s, v);
-    }
+    });
     return at;
   }
   // Sets the example, and moves the witness to it where the model works there.

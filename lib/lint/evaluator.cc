@@ -234,7 +234,7 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
   // Nodes the literal's effect can reach: a failure elsewhere has another cause.
   const absl::flat_hash_set<int> downstream = Downstream(graph, node);
   sym::Binding base = solution_.witness();
-  for (const auto& [s, v] : example.values()) base.Set(s, v);
+  example.ForEach([&](std::string_view s, int64_t v) { base.Set(s, v); });
   auto try_probe = [&](const std::string& symbol, int64_t v,
                        bool exact_probe) -> std::optional<Counterexample> {
     const auto d = example.Get(symbol);

@@ -116,8 +116,23 @@ class Binding {
     auto it = slot_of_.find(absl::string_view(symbol.data(), symbol.size()));
     if (it != slot_of_.end()) slots_[it->second].bound = false;
   }
-  // The symbols with a value, and their values.
+  // The symbols with a value, and their values: a map built on each call. Code that only
+  // reads them (per node, per finding) uses ForEach or empty(), which build nothing.
   absl::flat_hash_map<std::string, int64_t> values() const;
+  // f(name, value) for each symbol with a value, in slot order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (Slot s = 0; s < slots_.size(); ++s) {
+      if (slots_[s].bound) f(std::string_view(names_[s]), slots_[s].value);
+    }
+  }
+  // True when no symbol has a value.
+  bool empty() const {
+    for (const Value& v : slots_) {
+      if (v.bound) return false;
+    }
+    return true;
+  }
 
   // The slot of `symbol`, made (without a value) when it has none yet.
   Slot SlotOf(std::string_view symbol);
