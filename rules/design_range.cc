@@ -21,6 +21,8 @@
 #include "absl/strings/str_join.h"
 #include "lint/export_ranges.h"
 #include "lint/literals.h"
+#include "lint/padding.h"
+#include "lint/requirements.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -278,17 +280,22 @@ class DesignRange : public Rule {
       // must fail at this node, or the relation is another node's consequence. The node's other
       // relations need only fail themselves.
       const bool first = !n.failure;
-      const bool found =
-          FailingNear(analysis, r, symbols, moved, kNearby, [&](const sym::Binding& failing) {
-            if (!first) return true;
-            Counterexample c = analysis.Evaluate(failing);
-            if (!c.node_fails || c.failing_node.index != r.node) {
-              return false;
-            }
-            n.failure = std::move(c);
-            return true;
-          });
-      if (!found) continue;
+      bool padded = false;  // SL013's: the graph padded the view's input and did not crop it
+      const bool found = FailingNear(r, symbols, analysis.witness(), moved, kNearby,
+                                     [&](const sym::Binding& failing) {
+                                       if (PadNotCroppedBefore(analysis, r, failing)) {
+                                         padded = true;
+                                         return true;
+                                       }
+                                       if (!first) return true;
+                                       Counterexample c = analysis.Evaluate(failing);
+                                       if (!c.node_fails || c.failing_node.index != r.node) {
+                                         return false;
+                                       }
+                                       n.failure = std::move(c);
+                                       return true;
+                                     });
+      if (!found || padded) continue;
       if (first) {
         n.first = &r;
         order.push_back(node);
@@ -306,45 +313,6 @@ class DesignRange : public Rule {
     std::vector<const infer::Requirement*> relations;  // the first among them
     std::set<std::string> symbols;
   };
-
-  // True when, at a binding near the witness (one of `symbols` moved) where `r` fails,
-  // `accept` takes it; false when no size tried breaks `r` there and is accepted. `moved` holds
-  // the witness and is given back as it came.
-  template <typename Accept>
-  static bool FailingNear(const Analysis& analysis, const infer::Requirement& r,
-                          const std::vector<std::string>& symbols, sym::Binding& moved,
-                          int64_t nearby, Accept accept) {
-    for (const std::string& s : symbols) {
-      const int64_t w = analysis.witness().Get(s).value_or(1);
-      std::vector<int64_t> sizes;
-      for (int64_t step = 1; step <= nearby; ++step) {
-        sizes.insert(sizes.end(), {w + step, w - step});
-      }
-      // A stride or a patch size keeps a floor unchanged over a few sizes: move by more too.
-      for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
-      sizes.insert(sizes.end(), {2 * w, w / 2});
-      const std::optional<int64_t> was = moved.Get(s);
-      for (int64_t size : sizes) {
-        if (size < 1) continue;
-        moved.Set(s, size);
-        const std::optional<bool> holds = HoldsUnder(r, moved);
-        if (holds && !*holds && accept(moved)) {
-          RestoreSymbol(moved, s, was);
-          return true;
-        }
-      }
-      RestoreSymbol(moved, s, was);
-    }
-    return false;
-  }
-
-  static void RestoreSymbol(sym::Binding& b, const std::string& s, std::optional<int64_t> was) {
-    if (was) {
-      b.Set(s, *was);
-    } else {
-      b.Erase(s);
-    }
-  }
 
   // At most this many relations are spelled out in one finding's message.
   static constexpr size_t kRelationsShown = 3;

@@ -71,6 +71,10 @@ class Analysis {
   Witness WitnessFor(const std::vector<std::string>& symbols) const {
     return solution_.WitnessFor(symbols, pins_.pins);
   }
+  // The same, each window searched for the sizes where it repeats (a multiple of a window).
+  Witness RepeatingWitnessFor(const std::vector<std::string>& symbols) const {
+    return solution_.WitnessFor(symbols, pins_.pins, /*repeats=*/true);
+  }
   // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
   std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const {
     return evaluator_.CounterexampleFor(symbols);

@@ -30,6 +30,37 @@ std::optional<bool> HoldsUnder(const Requirement& r, const sym::Binding& b) {
   return HoldsUnder(r, evaluate);
 }
 
+bool FailingNear(const Requirement& r, const std::vector<std::string>& symbols,
+                 const sym::Binding& witness, sym::Binding& moved, int64_t nearby,
+                 absl::FunctionRef<bool(const sym::Binding&)> accept) {
+  auto restore = [&moved](const std::string& s, std::optional<int64_t> was) {
+    if (was) {
+      moved.Set(s, *was);
+    } else {
+      moved.Erase(s);
+    }
+  };
+  for (const std::string& s : symbols) {
+    const int64_t w = witness.Get(s).value_or(1);
+    std::vector<int64_t> sizes;
+    for (int64_t step = 1; step <= nearby; ++step) sizes.insert(sizes.end(), {w + step, w - step});
+    for (int64_t step : {8, 16, 32}) sizes.insert(sizes.end(), {w + step, w - step});
+    sizes.insert(sizes.end(), {2 * w, w / 2});
+    const std::optional<int64_t> was = moved.Get(s);
+    for (int64_t size : sizes) {
+      if (size < 1) continue;
+      moved.Set(s, size);
+      const std::optional<bool> holds = HoldsUnder(r, moved);
+      if (holds && !*holds && accept(moved)) {
+        restore(s, was);
+        return true;
+      }
+    }
+    restore(s, was);
+  }
+  return false;
+}
+
 std::string EqualityText(const Requirement& requirement) {
   return absl::StrCat(requirement.lhs.ToString(kMaxExprText),
                       " == ", requirement.rhs.ToString(kMaxExprText));

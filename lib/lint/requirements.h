@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "shapelint/infer/facts.h"
 #include "shapelint/sym/expr.h"
 
@@ -23,6 +24,14 @@ std::vector<std::string> SymbolsOf(const infer::Requirement& requirement);
 // cannot be evaluated there (an unbound symbol, an overflow).
 std::optional<bool> HoldsUnder(const infer::Requirement& requirement, sym::Evaluator& evaluate);
 std::optional<bool> HoldsUnder(const infer::Requirement& requirement, const sym::Binding& binding);
+
+// True when, at a binding near `witness` where `requirement` fails, `accept` takes it: one of
+// `symbols` moved by 1 to `nearby` either way, by a stride's 8 to 32 (a stride or a patch keeps
+// a floor unchanged over a few sizes), or halved or doubled. `moved` holds the witness and is
+// given back as it came.
+bool FailingNear(const infer::Requirement& requirement, const std::vector<std::string>& symbols,
+                 const sym::Binding& witness, sym::Binding& moved, int64_t nearby,
+                 absl::FunctionRef<bool(const sym::Binding&)> accept);
 
 // "lhs == rhs", each side cut at kMaxExprText.
 std::string EqualityText(const infer::Requirement& requirement);

@@ -390,8 +390,8 @@ std::optional<int64_t> Solution::PeriodOf(const std::string& symbol, int64_t lo,
   return std::nullopt;
 }
 
-Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
-                             const std::vector<Pin>& pins) const {
+Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std::vector<Pin>& pins,
+                             bool repeats) const {
   Witness w;
   std::vector<std::string> parts;
   for (const auto& s : symbols) {
@@ -403,9 +403,9 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols,
     r.min = range->first;
     if (range->second <= kScanLimit) r.max = range->second;
     // Only a pin that rounds up repeats (Pin::rounds_up): the search is skipped elsewhere.
-    if (r.max && std::any_of(pins.begin(), pins.end(), [&](const Pin& p) {
-          return p.rounds_up && std::binary_search(p.symbols.begin(), p.symbols.end(), s);
-        })) {
+    if (r.max && (repeats || std::any_of(pins.begin(), pins.end(), [&](const Pin& p) {
+                    return p.rounds_up && std::binary_search(p.symbols.begin(), p.symbols.end(), s);
+                  }))) {
       r.every = PeriodOf(s, *r.min, *r.max);
     }
     parts.push_back(RangeText(r));

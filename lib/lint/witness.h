@@ -50,8 +50,10 @@ class Solution {
   std::optional<std::pair<int64_t, int64_t>> RangeOf(const std::string& symbol) const;
 
   // Where `symbols` may move while everything else stays at the witness, with the pins over
-  // several symbols that relate them.
-  Witness WitnessFor(const std::vector<std::string>& symbols, const std::vector<Pin>& pins) const;
+  // several symbols that relate them. A symbol's window is searched for repeats
+  // (SymbolRange::every) where a pin that rounds up involves it, or everywhere when `repeats`.
+  Witness WitnessFor(const std::vector<std::string>& symbols, const std::vector<Pin>& pins,
+                     bool repeats = false) const;
 
  private:
   void SolveGroup(const std::vector<std::string>& members,

@@ -64,6 +64,8 @@ constexpr double kMinClassesRecallWithExportDims = 0.78;
 // Measured 2 of 12 alone and told (MobileViT through both exporters).
 constexpr double kMinLibraryRecall = 0.16;
 constexpr double kMinLibraryRecallWithExportDims = 0.16;
+// And errors or warnings, alone and told: 8 of 12 measured.
+constexpr double kMinLibraryFlagged = 0.66;
 
 // Healthy models with an error, each explained in docs/ground-truth.md. onnxslim folds
 // Gather(weight, constant indices) into an initializer named like an activation
@@ -195,7 +197,8 @@ std::map<std::string, Score> ScoreCorpus(const std::string& corpus, bool told) {
   return scores;
 }
 
-void CheckScores(const std::map<std::string, Score>& scores, double min_recall) {
+void CheckScores(const std::map<std::string, Score>& scores, double min_recall,
+                 double min_flagged = 0) {
   for (const auto& [part, s] : scores) WARN(part << ": " << s.Summary());
   const Score& all = scores.at("all");
   INFO("false errors: " << absl::StrJoin(all.false_errors, "; "));
@@ -205,6 +208,7 @@ void CheckScores(const std::map<std::string, Score>& scores, double min_recall) 
   CHECK(all.false_at_export.empty());
   CHECK(all.warned_healthy <= kMaxWarnedHealthy * all.healthy);
   CHECK(all.caught >= min_recall * all.breaking);
+  CHECK(all.flagged >= min_flagged * all.breaking);
 }
 
 TEST_CASE("post-processed exports: no false errors, few warnings, recall floors",
@@ -224,10 +228,10 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
   // 12 of the 31 break. The misses, each explained in docs/ground-truth.md: the position tables
   // of the transformers dynamo exports (a token count the engine does not evaluate) and of
   // timm's TorchScript exports (an SL004 note, as on the healthy fixed-size ViT), the timm
-  // hybrid's stem (pads computed in floats: unknown to the engine), and transformers' Swin,
-  // whose window padding neither exporter kept (an SL010 note).
-  CheckScores(ScoreCorpus("library", false), kMinLibraryRecall);
-  CheckScores(ScoreCorpus("library", true), kMinLibraryRecallWithExportDims);
+  // hybrid's stem (pads computed in floats: unknown to the engine). transformers' Swin, whose
+  // crop back after the window padding neither exporter kept, gets SL013 warnings.
+  CheckScores(ScoreCorpus("library", false), kMinLibraryRecall, kMinLibraryFlagged);
+  CheckScores(ScoreCorpus("library", true), kMinLibraryRecallWithExportDims, kMinLibraryFlagged);
 }
 
 TEST_CASE("libraries' own export paths: the files name no machine's files", "[corpus][pipelines]") {
