@@ -53,7 +53,7 @@ class UncroppedPadRule : public Rule {
         if (!p) return false;
         Counterexample c = analysis.Evaluate(failing);
         if (!c.node_fails || c.failing_node.index != r.node) return false;
-        pad = std::move(p);
+        pad = p;
         failure = std::move(c);
         return true;
       });
