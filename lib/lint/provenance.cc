@@ -49,12 +49,12 @@ std::vector<std::string> StringList(absl::string_view text) {
   return items;
 }
 
+}  // namespace
+
 // Frames in torch's own code, which every op passes through on its way to the exporter.
 bool IsTorchInternal(const Frame& f) {
   return absl::StrContains(f.file, "site-packages/torch/") || absl::StartsWith(f.file, "<");
 }
-
-}  // namespace
 
 std::vector<Frame> StackFrames(const ir::Node& node) {
   std::vector<Frame> frames;

@@ -27,6 +27,9 @@ struct Frame {
 // as Python's `File "...", line N, in F` lines.
 std::vector<Frame> StackFrames(const ir::Node& node);
 
+// True for a frame of torch's own code (its Python files, or "<eval_with_key>" and the like).
+bool IsTorchInternal(const Frame& frame);
+
 // The innermost frame outside torch's own code (the user's line, or a model library's such as
 // timm's), with the module path the node is in; nullopt when nothing is recorded.
 std::optional<SourceLocation> SourceOf(const ir::Node& node);

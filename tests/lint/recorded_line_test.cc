@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "lint/provenance.h"
 #include "onnx/onnx_pb.h"
@@ -107,9 +108,11 @@ TEST_CASE("SL007: a recorded line without int(), or no record, says nothing of k
             .empty());
 }
 
-// tokens[B, T, 8] + table[1, 5, 8], the Add recorded at `code`; with `resize_code`, a Resize
-// of another input recorded at that line as well (its output unused).
-std::string TableModel(const std::string& code, const std::string& resize_code) {
+// tokens[B, T, 8] + table[1, 5, 8], the Add recorded with the stack `frames` (outermost first,
+// the i-th at line 100 + i of model.py); with `resize_frames`, a Resize of another input
+// recorded with that stack (its output unused): frames alike in place and text are one frame.
+std::string TableModel(const std::vector<std::string>& frames,
+                       const std::vector<std::string>& resize_frames) {
   ONNX_NAMESPACE::ModelProto m;
   m.set_ir_version(10);
   m.add_opset_import()->set_version(18);
@@ -133,10 +136,15 @@ std::string TableModel(const std::string& code, const std::string& resize_code) 
   table->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
   for (int64_t d : {1, 5, 8}) table->add_dims(d);
   for (int i = 0; i < 40; ++i) table->add_float_data(0.0F);
-  auto record = [](ONNX_NAMESPACE::NodeProto* n, const std::string& line) {
+  auto record = [](ONNX_NAMESPACE::NodeProto* n, const std::vector<std::string>& lines) {
+    std::string stack;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      absl::StrAppend(&stack, "File \"model.py\", line ", 100 + i, ", in forward\n    ", lines[i],
+                      "\n");
+    }
     ONNX_NAMESPACE::StringStringEntryProto entry;
     entry.set_key("pkg.torch.onnx.stack_trace");
-    entry.set_value("File \"model.py\", line 122, in forward\n    " + line);
+    entry.set_value(stack);
     n->GetReflection()->MutableUnknownFields(n)->AddLengthDelimited(9, entry.SerializeAsString());
   };
   auto* add = g->add_node();
@@ -144,8 +152,8 @@ std::string TableModel(const std::string& code, const std::string& resize_code) 
   add->add_input("tokens");
   add->add_input("embeddings.position_embeddings");
   add->add_output("y");
-  record(add, code);
-  if (!resize_code.empty()) {
+  record(add, frames);
+  if (!resize_frames.empty()) {
     add_input("image", {"B", "3", "H", "W"});
     auto* sizes = g->add_initializer();
     sizes->set_name("sizes");
@@ -159,7 +167,7 @@ std::string TableModel(const std::string& code, const std::string& resize_code) 
     resize->add_input("");
     resize->add_input("sizes");
     resize->add_output("resized");
-    record(resize, resize_code);
+    record(resize, resize_frames);
     g->add_output()->set_name("resized");
   }
   g->add_output()->set_name("y");
@@ -177,29 +185,47 @@ std::vector<Finding> Sl004(const std::string& bytes) {
   return out;
 }
 
-TEST_CASE("SL004: a table on a line that calls a resampler the graph lacks is a warning",
+TEST_CASE("SL004: a table on a stack that asks to resample, where the graph does not, warns",
           "[lint]") {
   // transformers' ViT through torch.export with interpolate_pos_encoding=True: the shortcut for
   // an unchanged grid is taken at the export size, and the graph adds the 5-row table as it is.
   // By hand: T must be 5 (or 1); the line calls interpolate_pos_encoding, and no Resize of the
   // graph was recorded there.
   const auto warned = Sl004(TableModel(
-      "embeddings = embeddings + self.interpolate_pos_encoding(embeddings, height, width)", ""));
+      {"embeddings = embeddings + self.interpolate_pos_encoding(embeddings, height, width)"}, {}));
   REQUIRE(warned.size() == 1);
   CHECK(warned[0].severity == Severity::kWarning);
   CHECK(warned[0].evidence == Evidence::kHypothesis);
   REQUIRE_FALSE(warned[0].notes.empty());
   CHECK(absl::StrContains(warned[0].notes.back().message,
-                          "a call of 'self.interpolate_pos_encoding' on this node's line"));
+                          "recorded 'self.interpolate_pos_encoding' on this node's stack"));
+  // DeiT: the table is added on a line of its own, below the branch that would resample it;
+  // the user's call, outer on the stack, set the flag. By hand: the same 5-row table, and no
+  // Resize anywhere under that call.
+  const auto flagged = Sl004(TableModel(
+      {"return self.model(pixel_values=x, interpolate_pos_encoding=True).last_hidden_state",
+       "embeddings = embeddings + position_embedding"},
+      {}));
+  REQUIRE(flagged.size() == 1);
+  CHECK(flagged[0].severity == Severity::kWarning);
+  CHECK(absl::StrContains(flagged[0].notes.back().message,
+                          "recorded 'interpolate_pos_encoding' on this node's stack"));
   // Lookalikes, a design note each: the table added as it is; a resampler named but not called
-  // (passed on as a flag); a line whose resample the graph has (a Resize recorded there).
-  for (const auto& [code, resize] : std::vector<std::pair<std::string, std::string>>{
-           {"embeddings = embeddings + self.position_embeddings", ""},
-           {"embeddings = self.embed(x, interpolate_pos_encoding=interpolate_pos_encoding)", ""},
-           {"y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings",
-            "y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings"}}) {
-    const auto noted = Sl004(TableModel(code, resize));
-    INFO(code);
+  // (passed on as a flag's variable, set to False, compared); a line whose resample the graph
+  // has (a Resize recorded there); a flag set by a call under which the graph resamples.
+  const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> lookalikes = {
+      {{"embeddings = embeddings + self.position_embeddings"}, {}},
+      {{"embeddings = self.embed(x, interpolate_pos_encoding=interpolate_pos_encoding)"}, {}},
+      {{"embeddings = self.embed(x, interpolate_pos_encoding = False)"}, {}},
+      {{"if interpolate_pos_encoding == True: embeddings = embeddings + self.table"}, {}},
+      {{"y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings"},
+       {"y = F.interpolate(image, size=(6, 6)) + tokens + self.position_embeddings"}},
+      {{"return self.model(x, interpolate_pos_encoding=True)", "y = tokens + self.table"},
+       {"return self.model(x, interpolate_pos_encoding=True)", "t = F.interpolate(image, (6, 6))"}},
+  };
+  for (const auto& [frames, resize] : lookalikes) {
+    const auto noted = Sl004(TableModel(frames, resize));
+    INFO(frames.back());
     REQUIRE(noted.size() == 1);
     CHECK(noted[0].severity == Severity::kNote);
   }
