@@ -100,7 +100,7 @@ void InferConstantOfShape(OpContext& ctx) {
   if (value == nullptr || !IsIntegerType(value->data_type())) return;
   auto count = ConstantElementCount(out);
   if (!count || *count > kMaxTrackedElements) return;
-  auto fill = ReadIntegerTensor(*value, AttributeOrigin(ctx, "value"));
+  auto fill = ReadSmallValues(*value, AttributeOrigin(ctx, "value"));
   if (!fill || fill->size() != 1) return;
   y.values = std::vector<Element>(*count, (*fill)[0]);
 }

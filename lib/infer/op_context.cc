@@ -25,6 +25,58 @@ std::optional<std::vector<Element>> FromRaw(const std::string& raw, int64_t coun
   return out;
 }
 
+// Sizes computed in floating point (TorchScript's math.ceil(h / s) for 'same' padding divides
+// the size by a float constant 2.0): a float that holds a whole number, within the range where
+// every integer is exact in a float, is that integer; anything else is not a size.
+std::optional<sym::Expr> WholeNumber(double v) {
+  constexpr double kExact = 16777216.0;  // 2^24: every integer up to it is exact in a float
+  if (!(v >= -kExact && v <= kExact) || v != static_cast<double>(static_cast<int64_t>(v))) {
+    return std::nullopt;
+  }
+  return sym::Expr::Constant(static_cast<int64_t>(v));
+}
+
+template <typename T, typename Values>
+std::optional<std::vector<Element>> WholeNumbers(const Values& values, OriginId origin) {
+  std::vector<Element> out;
+  out.reserve(values.size());
+  for (T v : values) {
+    std::optional<sym::Expr> e = WholeNumber(static_cast<double>(v));
+    if (!e) return std::nullopt;
+    out.push_back({*e, origin});
+  }
+  return out;
+}
+
+// A float or double tensor every element of which is a whole number (WholeNumber); nullopt
+// otherwise, and for other types.
+std::optional<std::vector<Element>> ReadWholeFloatTensor(const TensorProto& t, int64_t count,
+                                                         OriginId origin) {
+  const bool is_float = t.data_type() == TensorProto::FLOAT;
+  if (!is_float && t.data_type() != TensorProto::DOUBLE) return std::nullopt;
+  if (t.has_raw_data()) {
+    const size_t width = is_float ? sizeof(float) : sizeof(double);
+    if (t.raw_data().size() != static_cast<size_t>(count) * width) return std::nullopt;
+    std::vector<double> values(count);
+    for (int64_t i = 0; i < count; ++i) {
+      if (is_float) {
+        float v;
+        std::memcpy(&v, t.raw_data().data() + i * width, width);  // little-endian
+        values[i] = v;
+      } else {
+        std::memcpy(&values[i], t.raw_data().data() + i * width, width);
+      }
+    }
+    return WholeNumbers<double>(values, origin);
+  }
+  if (is_float) {
+    if (t.float_data_size() != count) return std::nullopt;
+    return WholeNumbers<float>(t.float_data(), origin);
+  }
+  if (t.double_data_size() != count) return std::nullopt;
+  return WholeNumbers<double>(t.double_data(), origin);
+}
+
 }  // namespace
 
 bool Holds(Relation relation, int64_t lhs, int64_t rhs) {
@@ -248,13 +300,14 @@ std::optional<int64_t> ConstantElementCount(const Dims& dims) {
   return n;
 }
 
-std::optional<std::vector<Element>> ReadIntegerTensor(const TensorProto& t, OriginId origin) {
+std::optional<std::vector<Element>> ReadSmallValues(const TensorProto& t, OriginId origin) {
   if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;  // never opened
   int64_t count = 1;
   for (int64_t d : t.dims()) {
     if (d < 0 || __builtin_mul_overflow(count, d, &count)) return std::nullopt;
   }
   if (count > kMaxTrackedElements) return std::nullopt;
+  if (!IsIntegerType(t.data_type())) return ReadWholeFloatTensor(t, count, origin);
   const bool raw = t.has_raw_data();
   std::vector<Element> out;
   switch (t.data_type()) {
@@ -353,7 +406,8 @@ TensorFact FactFromTensor(const TensorProto& t, OriginId origin) {
     }
   }
   f.shape = std::move(dims);
-  if (IsIntegerType(t.data_type())) f.values = ReadIntegerTensor(t, origin);
+  // Integers, and floats that hold whole numbers (sizes computed in floating point).
+  f.values = ReadSmallValues(t, origin);
   return f;
 }
 

@@ -183,10 +183,11 @@ sym::MaybeExpr Product(const Dims& dims, size_t begin = 0, size_t end = SIZE_MAX
 std::optional<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
 // Element count when every dim is a constant.
 std::optional<int64_t> ConstantElementCount(const Dims& dims);
-// Reads an integer TensorProto's values if small enough; `origin` is attached to each.
-std::optional<std::vector<Element>> ReadIntegerTensor(const ONNX_NAMESPACE::TensorProto& tensor,
+// Reads a TensorProto's values if small enough and integers, or floats that all hold whole
+// numbers (sizes computed in floating point); `origin` is attached to each.
+std::optional<std::vector<Element>> ReadSmallValues(const ONNX_NAMESPACE::TensorProto& tensor,
                                                       OriginId origin);
-// Fact for a TensorProto (dtype, dims, and values of small integer tensors).
+// Fact for a TensorProto (dtype, dims, and the values ReadSmallValues reads).
 TensorFact FactFromTensor(const ONNX_NAMESPACE::TensorProto& tensor, OriginId origin);
 // Why the tensor cannot be what it says, if it cannot: a negative dim, or raw data whose length
 // is not the element count times the element size. Payloads left out (external data, weights

@@ -762,6 +762,44 @@ g (float[N,H] x, float like) => (int64[1] up, int64[1] down, int64[1] nested, fl
   CHECK(r.Values("raw") == "?");
 }
 
+TEST_CASE("Sizes computed in floating point with float literals", "[infer][tensor_ops]") {
+  // timm's 'same' padding through TorchScript: pad = max((ceil(h / s) - 1) * s + (k - 1) * d + 1
+  // - h, 0) in float arithmetic, with stride 2 and a 7-wide kernel: the literals are float
+  // Constants holding whole numbers. By hand, at H = 8: ceil(4) = 4, 3 * 2 + 6 + 1 - 8 = 5; at
+  // H = 7: ceil(3.5) = 4, 6 + 7 - 7 = 6; the engine's form, -H + 2 * floor((H + 1) / 2) + 5,
+  // gives 5 and 6.
+  auto r = Infer(R"(
+g (float[N,C,H,W] x) => (int64[1] pad, float[1] off) {
+  s = Shape <start = 2, end = 3> (x)
+  f = Cast <to = 1> (s)
+  two = Constant <value = float {2.0}> ()
+  one = Constant <value = float {1.0}> ()
+  six = Constant <value = float {6.0}> ()
+  zero = Constant <value = float {0.0}> ()
+  q = Div (f, two)
+  c = Ceil (q)
+  m = Sub (c, one)
+  t = Mul (m, two)
+  a = Add (t, six)
+  b = Add (a, one)
+  p = Sub (b, f)
+  clipped = Clip (p, zero)
+  pad = Cast <to = 7> (clipped)
+  half = Constant <value = float {1.5}> ()
+  off = Add (c, half)
+  big = Constant <value = float {33554432.0}> ()
+  far = Add (c, big)
+})",
+                 15);
+  CHECK(r.Values("two") == "{2}");
+  CHECK(r.Values("pad") == "{max(-H + 2*floor((H + 1) / 2) + 5, 0)}");
+  // A float that is no whole number, or a whole number past where every integer is exact in a
+  // float (2^24), holds no size.
+  CHECK(r.Values("half") == "?");
+  CHECK(r.Values("off") == "?");
+  CHECK(r.Values("big") == "?");
+}
+
 TEST_CASE("Reduce: axes attribute, then input (ReduceSum 13, others 18)", "[infer][reduce]") {
   auto r11 = Infer(R"(
 g (float[N,C,H] x) => (float[N,H] y) {
