@@ -7,6 +7,10 @@
 // (LiteralSource::Kind::kConstant), traced back through layout ops to a Constant or an
 // initializer; blamed where it entered (the Expand, Tile or Resize it sizes, or its first
 // consumer). The repairs are in folded_constant_fix.cc.
+#include <algorithm>
+#include <string_view>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "folded_constant_fix.h"
@@ -14,6 +18,30 @@
 
 namespace shapelint::lint {
 namespace {
+
+// True when `name` is what the TorchScript exporter calls a Gather node's output
+// ("/blocks.4/token_mixer/Gather_2_output_0"): an initializer so named was folded from a
+// lookup by a post-processor (onnxslim, onnx-simplifier), which keep the value's name.
+bool NamedAsLookupOutput(std::string_view name) {
+  const size_t slash = name.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? name : name.substr(slash + 1);
+  auto consume = [&last](std::string_view prefix) {
+    if (last.substr(0, prefix.size()) != prefix) return false;
+    last.remove_prefix(prefix.size());
+    return true;
+  };
+  auto digits = [&last] {
+    const size_t n = std::min(last.find_first_not_of("0123456789"), last.size());
+    last.remove_prefix(n);
+    return n > 0;
+  };
+  if (!consume("Gather")) return false;
+  if (last.size() > 1 && last[0] == '_' && absl::ascii_isdigit(last[1])) {  // Gather_2_output_0
+    last.remove_prefix(1);
+    digits();
+  }
+  return consume("_output_") && digits() && last.empty();
+}
 
 class FoldedConstant : public Rule {
  public:
@@ -48,6 +76,23 @@ class FoldedConstant : public Rule {
                                   " and meets the dynamic ", absl::StrJoin(cause.symbols, ", "),
                                   " in ", meets.op_type(), " (", r.what, ")"));
       f.attribute = src.name;
+      // A float table folded from a lookup: a trained table gathered by a buffer of indices
+      // (an attention bias by relative positions, sized by the configured resolution) fixes
+      // the size in the PyTorch module too; positions computed from the example's size do not.
+      // The graph cannot tell which: the error's statements about the ONNX model hold either
+      // way, and the source may share the limit (docs/severity.md).
+      const ONNX_NAMESPACE::TensorProto* table =
+          src.node < 0 ? src.graph->Initializer(src.name) : nullptr;
+      if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
+          src.values.empty() && NamedAsLookupOutput(src.name)) {
+        f.notes.push_back(
+            {"the table was folded from a lookup (its name is a Gather's output): if the module "
+             "looked a trained table up by a buffer of indices (an attention bias by relative "
+             "position), the PyTorch module accepts only this grid as well, and eager PyTorch "
+             "fails at the counterexample too; if by positions computed from the example's "
+             "size, only the export does. A run of the module settles which",
+             std::nullopt});
+      }
       f.fix =
           "compute the tensor from the input's size inside the model (slice the table with "
           "x.shape[1], build masks with torch.arange(x.shape[1])) instead of a Python int, so "

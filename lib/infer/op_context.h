@@ -186,7 +186,7 @@ std::optional<int64_t> ConstantElementCount(const Dims& dims);
 // Reads a TensorProto's values if small enough and integers, or floats that all hold whole
 // numbers (sizes computed in floating point); `origin` is attached to each.
 std::optional<std::vector<Element>> ReadSmallValues(const ONNX_NAMESPACE::TensorProto& tensor,
-                                                      OriginId origin);
+                                                    OriginId origin);
 // Fact for a TensorProto (dtype, dims, and the values ReadSmallValues reads).
 TensorFact FactFromTensor(const ONNX_NAMESPACE::TensorProto& tensor, OriginId origin);
 // Why the tensor cannot be what it says, if it cannot: a negative dim, or raw data whose length
