@@ -19,9 +19,10 @@
 namespace shapelint::lint {
 namespace {
 
-// True when `name` is what the TorchScript exporter calls a Gather node's output
-// ("/blocks.4/token_mixer/Gather_2_output_0"): an initializer so named was folded from a
-// lookup by a post-processor (onnxslim, onnx-simplifier), which keep the value's name.
+// True when `name` is what an exporter calls a lookup's output: TorchScript names a Gather
+// node's ".../Gather_2_output_0", torch.export an embedding's "embedding" or "embedding_3". An
+// initializer so named was folded from the lookup (by onnxslim or onnx-simplifier, which keep
+// the value's name, or by the onnxscript optimizer).
 bool NamedAsLookupOutput(std::string_view name) {
   const size_t slash = name.rfind('/');
   std::string_view last = slash == std::string_view::npos ? name : name.substr(slash + 1);
@@ -35,11 +36,19 @@ bool NamedAsLookupOutput(std::string_view name) {
     last.remove_prefix(n);
     return n > 0;
   };
-  if (!consume("Gather")) return false;
-  if (last.size() > 1 && last[0] == '_' && absl::ascii_isdigit(last[1])) {  // Gather_2_output_0
-    last.remove_prefix(1);
-    digits();
+  // An optional "_N" index after the op's name.
+  auto index = [&] {
+    if (last.size() > 1 && last[0] == '_' && absl::ascii_isdigit(last[1])) {
+      last.remove_prefix(1);
+      digits();
+    }
+  };
+  if (slash == std::string_view::npos && consume("embedding")) {
+    index();
+    return last.empty();
   }
+  if (!consume("Gather")) return false;
+  index();
   return consume("_output_") && digits() && last.empty();
 }
 
@@ -86,7 +95,8 @@ class FoldedConstant : public Rule {
       if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
           src.values.empty() && NamedAsLookupOutput(src.name)) {
         f.notes.push_back(
-            {"the table was folded from a lookup (its name is a Gather's output): if the module "
+            {"the table was folded from a lookup (its name is a Gather's or an embedding's "
+             "output): if the module "
              "looked a trained table up by a buffer of indices (an attention bias by relative "
              "position), the PyTorch module accepts only this grid as well, and eager PyTorch "
              "fails at the counterexample too; if by positions computed from the example's "

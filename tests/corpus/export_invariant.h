@@ -17,6 +17,19 @@
 
 namespace shapelint::lint {
 
+// True when an error says that the source may share the limit it reports, as the severity
+// policy asks of an error on a model whose PyTorch module accepts only the export size
+// (docs/severity.md, "Runs settle it"): the corpus tests count such errors on healthy models
+// apart only while they say so.
+inline bool SaysSourceMayShare(const Finding& f) {
+  for (const Note& n : f.notes) {
+    if (n.message.find("eager PyTorch fails at the counterexample too") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The errors among `findings` that are false at the export sizes: the node whose failure the
 // counterexample shows fails at the export sizes too, or an output it shows differing from its
 // declaration differs there too. Empty when the export sizes do not fit the file (a
