@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lint/pins.h"
+#include "lint/witness.h"
 #include "onnx/onnx_pb.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
@@ -190,6 +191,40 @@ TEST_CASE("the pin search's work over independent dims grows linearly with their
   // The samples that every requirement is evaluated at (42 of them) find the 4,000 symbols by
   // their ids: by name, these lookups alone would be 42 * 2 per requirement.
   CHECK(two.lookups_by_name < 42 * 2 * 2000);
+}
+
+// The expressions the witness search of IndependentDims(n) interns, and its evaluations.
+struct WitnessWork {
+  size_t interned = 0;
+  int64_t evaluations = 0;
+};
+WitnessWork WitnessSearchWork(int n) {
+  auto model = ir::LoadModelFromBytes(IndependentDims(n), "wide.onnxtxt", ir::ModelFormat::kText);
+  REQUIRE(model.ok());
+  sym::InternScope scope;
+  const infer::Inference inference = infer::Infer(**model);
+  const std::vector<std::string> symbols = inference.InputSymbols();
+  const PinSet pins = FindPins(inference, symbols);
+  const size_t nodes = sym::InternedNodeCount();
+  const sym::EvalWork before = sym::EvalWorkSoFar();
+  const Solution solution(inference, symbols, pins.constraints);
+  const sym::EvalWork after = sym::EvalWorkSoFar();
+  CHECK(solution.witness().Get("s0").has_value());
+  return {sym::InternedNodeCount() - nodes, after.evaluations - before.evaluations};
+}
+
+TEST_CASE("the witness search over independent dims interns nothing and grows linearly",
+          "[hostile]") {
+  // Each group's candidate sizes came from lhs - rhs, lhs - 1 and rhs - 1 built as expressions:
+  // three new nodes per broadcast, each a lookup in a table as large as the model, which cost
+  // more per dim the more dims there were (tools/bench/micro_bench.cc measures the time). The
+  // linear sides' forms give them without a node; the evaluations per dim stay the same.
+  const WitnessWork one = WitnessSearchWork(1000), two = WitnessSearchWork(2000);
+  INFO(one.interned << " " << two.interned << " " << one.evaluations << " " << two.evaluations);
+  CHECK(one.interned == 0);
+  CHECK(two.interned == 0);
+  CHECK(one.evaluations > 0);
+  CHECK(two.evaluations <= 2 * one.evaluations);
 }
 
 TEST_CASE("10,000 independent broadcasts of one node are one note, as long as the rank",
