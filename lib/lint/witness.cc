@@ -95,10 +95,10 @@ std::optional<sym::LinearForm> Difference(const sym::LinearForm& a, const sym::L
 // says so through linear expressions; nullopt when it may hold anywhere.
 //
 // Where both sides are linear, lhs - rhs, lhs - 1 and rhs - 1 are taken from their linear forms:
-// building and interning the three differences of every requirement (30,000 new expressions for
-// 10,000 independent broadcasts, each a lookup in a table as large as the model) was most of the
-// witness search. A side that is not linear leaves its difference with 1 not linear either; the
-// sides' difference may still be (a floor on both cancels), so it is then built.
+// building the three differences of every requirement (three lookups in a table as large as the
+// model and two new expressions per broadcast, for 10,000 independent broadcasts) was most of
+// the witness search. A side that is not linear leaves its difference with 1 not linear either;
+// the sides' difference may still be (a floor on both cancels), so it is then built.
 std::optional<std::vector<int64_t>> DiagonalCandidates(const Requirement& r,
                                                        const std::vector<std::string>& members) {
   if (r.relation != Relation::kBroadcastable && r.relation != Relation::kEqual) {

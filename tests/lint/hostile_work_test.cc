@@ -216,7 +216,7 @@ WitnessWork WitnessSearchWork(int n) {
 TEST_CASE("the witness search over independent dims interns nothing and grows linearly",
           "[hostile]") {
   // Each group's candidate sizes came from lhs - rhs, lhs - 1 and rhs - 1 built as expressions:
-  // three new nodes per broadcast, each a lookup in a table as large as the model, which cost
+  // two new nodes per broadcast and three lookups in a table as large as the model, which cost
   // more per dim the more dims there were (tools/bench/micro_bench.cc measures the time). The
   // linear sides' forms give them without a node; the evaluations per dim stay the same.
   const WitnessWork one = WitnessSearchWork(1000), two = WitnessSearchWork(2000);
