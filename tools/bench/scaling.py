@@ -70,6 +70,8 @@ def main():
     if not os.access(bench, os.X_OK):
         sys.exit(f"{bench} missing: configure the build with -DSHAPELINT_BENCH=ON")
     families = [f for f in FAMILIES if args.filter in f]
+    if not families:
+        sys.exit(f"no family matches {args.filter!r}: {', '.join(FAMILIES)}")
     before = load_average()
     medians = run(bench, families, args.repetitions)
     print(f"load average before {before}, after {load_average()}; "
