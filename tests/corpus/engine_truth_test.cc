@@ -2,7 +2,7 @@
 // ONNX Runtime ran each corpus model at, equals the shape ONNX Runtime computed for it.
 //
 // tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2,third,
-// library,post}
+// library,post,unseen}
 // with every value of its main graph exposed as an output, at the export size and at up to three
 // other sizes of its labels, and stored the shapes (intermediate_shapes.json beside each
 // corpus). A known dim that differs is a defect of the engine: the target, and the test, is
@@ -158,6 +158,12 @@ TEST_CASE("engine truth: libraries' own export paths, every value's shape as ONN
           "[corpus][engine-truth]") {
   // timm's onnx_export through both exporters, transformers with interpolate_pos_encoding.
   Report("library", CheckCorpus("library"), 0.9);
+}
+
+TEST_CASE("engine truth: unseen modules, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  // Small modules written for this corpus and never used to tune anything, both exporters.
+  Report("unseen", CheckCorpus("unseen"), 0.9);
 }
 
 TEST_CASE("engine truth: post-processed exports, every value's shape as ONNX Runtime's",

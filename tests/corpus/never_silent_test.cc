@@ -24,15 +24,23 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Models lint is still silent on, each with what is known of why. The target is none, and none
-// is left: torchvision's ViT-B/16 (145 tokens at 192 x 192 against a position table of 197) was
-// the last, until the engine knew that its patch convolution needs 16 x 16 at least, below which
-// the token count is 1 and broadcasts against the table (lib/infer/conv_pool.cc).
-const std::set<std::string> kKnownSilent = {};
+// KNOWN FAILURES: models lint is still silent on, each with what is known of why. The target is
+// none. torchvision's ViT-B/16 (145 tokens at 192 x 192 against a position table of 197) was the
+// last of the tuned corpora, until the engine knew that its patch convolution needs 16 x 16 at
+// least, below which the token count is 1 and broadcasts against the table
+// (lib/infer/conv_pool.cc). Left, from the unseen modules (docs/ground-truth.md):
+const std::set<std::string> kKnownSilent = {
+    // `out = torch.zeros(b, int(T) + 2, d); out[:, 1:-1] = x` through TorchScript: ScatterND into
+    // ConstantOfShape([b, 7, d]), its updates Expand(x, Shape(zeros[:, 1:-1])) = [b, 5, d]. The
+    // engine sees the Expand fail at x [3, 7, 6] (7 against 5), as ONNX Runtime does
+    // ("invalid expand shape"); lint has no finding at all.
+    "sentinel_pad_int.ts.onnx",
+};
 
 struct Tally {
   int models = 0, runs = 0, failing = 0;
-  std::vector<std::string> silent;  // "model at {inputs}: failure"
+  std::vector<std::string> silent;        // "model at {inputs}: failure"
+  std::vector<std::string> known_silent;  // the same, for the models of kKnownSilent
 };
 
 void CheckModel(const fs::path& dir, const std::string& file, const json& label, Tally& t) {
@@ -60,8 +68,9 @@ void CheckModel(const fs::path& dir, const std::string& file, const json& label,
   if (first_failure.empty()) return;
   auto findings = Lint(**model, {});
   REQUIRE(findings.ok());
-  if (findings->empty() && !kKnownSilent.contains(file)) {
-    t.silent.push_back(absl::StrCat(file, " at ", at, ": ", first_failure));
+  if (findings->empty()) {
+    (kKnownSilent.contains(file) ? t.known_silent : t.silent)
+        .push_back(absl::StrCat(file, " at ", at, ": ", first_failure));
   }
 }
 
@@ -75,11 +84,12 @@ Tally CheckCorpus(const std::string& corpus) {
 
 TEST_CASE("never silent: where the engine sees the graph fail, lint has a finding",
           "[corpus][never-silent]") {
-  for (const char* corpus : {"exports", "torch2", "post", "third", "library"}) {
+  for (const char* corpus : {"exports", "torch2", "post", "third", "library", "unseen"}) {
     const Tally t = CheckCorpus(corpus);
     WARN(corpus << ": " << t.models << " models, " << t.runs << " label runs, " << t.failing
                 << " where the engine sees a node fail; silent on " << t.silent.size()
-                << " models");
+                << " models, and on " << t.known_silent.size()
+                << " known: " << absl::StrJoin(t.known_silent, "; "));
     INFO(absl::StrJoin(t.silent, "\n"));
     CHECK(t.silent.empty());
   }

@@ -66,6 +66,18 @@ constexpr double kMinLibraryRecall = 0.16;
 constexpr double kMinLibraryRecallWithExportDims = 0.16;
 // And errors or warnings, alone and told: 9 of 12 measured.
 constexpr double kMinLibraryFlagged = 0.74;
+// The unseen modules (tests/corpus/unseen), every one held out: errors on breaking models, alone
+// and told, and errors or warnings alone and told, over every family; what the linter reaches
+// now (docs/ground-truth.md), each floor just below the count measured.
+// Measured 23 and 25 of 48 with an error, 26 and 35 of 48 with an error or a warning.
+constexpr double kMinUnseenRecall = 0.47;
+constexpr double kMinUnseenRecallWithExportDims = 0.52;
+constexpr double kMinUnseenFlagged = 0.54;
+constexpr double kMinUnseenFlaggedWithExportDims = 0.72;
+// Healthy unseen files with a warning, alone and told: the ceilings measured (each listed in
+// docs/ground-truth.md).
+constexpr int kMaxUnseenWarnedHealthy = 1;
+constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
 
 // Healthy models with an error whose source accepts only the export size, each explained in
 // docs/ground-truth.md: onnxslim folds Gather(weight, constant indices) into an initializer
@@ -78,9 +90,30 @@ const std::set<std::string> kSourceSharesLimit = {
     "hf_clip_vision.ts.slim.onnx",
 };
 
+// KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
+// linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
+// an exclusion: they are counted apart, a new one fails the test, and how many of the listed
+// still err is reported. Alone and told unless marked.
+const std::set<std::string> kUnseenKnownFalseErrors = {
+    // SL002: TorchScript declared the output [2, 5, 8] static; ONNX Runtime ignores output
+    // declarations and runs at every size (the counterexample ran: ok). Eager does not share it.
+    "chunk_mean_unflatten.ts.onnx",
+    // SL003: the output declares c4's H, W, the graph computes max(c4, 2 * p5): the
+    // counterexample (c4 not twice p5) fails in eager PyTorch too. Eager shares it.
+    "fpn_topdown_scale.dynamo.onnx",
+    // SL005 (alone and told) and SL007 (told): the 4-wide rotary table meets the feature axis,
+    // whose other sizes fail in eager PyTorch too (the file declares T static at 5). Eager shares.
+    "rope_cache_slice_int.dynamo.onnx",
+    // SL007, told only: the rotary halves x[..., :4], x[..., 4:] read as 8 // 2; eager fails at the
+    // counterexample's feature sizes too (the tables are 4 wide). Eager shares it.
+    "rope_cache_slice.dynamo.onnx",
+    "rope_on_the_fly.dynamo.onnx",
+};
+
 struct Score {
   int models = 0, breaking = 0, caught = 0, flagged = 0, healthy = 0, warned_healthy = 0;
   int errors_source_shares = 0;  // on kSourceSharesLimit's models, each saying so
+  int known_false_errors = 0;    // on the listed known failures (kUnseenKnownFalseErrors)
   // Post-processed models only: breaking ones whose unprocessed source gets an error, and how
   // many of those get one after the processor. What the processor costs is the difference; the
   // rest of a part's misses are its modules' (the source is missed as well).
@@ -91,8 +124,8 @@ struct Score {
   std::string Summary() const {
     return absl::StrCat(models, " models, ", breaking, " break: errors on ", caught,
                         ", errors or warnings on ", flagged, "; healthy: ", false_errors.size(),
-                        " errors (and ", errors_source_shares, " the source shares, said so), ",
-                        warned_healthy, " warned of ", healthy,
+                        " errors (and ", errors_source_shares, " the source shares, said so; ",
+                        known_false_errors, " known), ", warned_healthy, " warned of ", healthy,
                         "; breaking with an error on the source: ", source_caught,
                         ", of them with an error here: ", caught_of_source_caught);
   }
@@ -126,7 +159,8 @@ using SourceErrors = std::map<std::string, bool>;
 
 // Lints `file` once and adds what it finds to each of `scores` (its part and "all").
 void ScoreModel(const fs::path& dir, const std::string& file, const json& label, bool told,
-                SourceErrors& source_errors, std::initializer_list<Score*> scores) {
+                SourceErrors& source_errors, const std::set<std::string>& known_false_errors,
+                std::initializer_list<Score*> scores) {
   INFO("model " << file);
   std::unique_ptr<ir::Model> model;
   const std::vector<Finding> findings = LintFile(dir / file, label, told, &model);
@@ -160,6 +194,8 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
       if (!errors.empty() && kSourceSharesLimit.contains(file) &&
           each_error_says_source_may_share) {
         ++s->errors_source_shares;
+      } else if (!errors.empty() && known_false_errors.contains(file)) {
+        ++s->known_false_errors;
       } else if (!errors.empty()) {
         s->false_errors.push_back(absl::StrCat(file, " (", absl::StrJoin(errors, ", "), ")"));
       }
@@ -178,6 +214,15 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
   }
 }
 
+// The files of these corpora's directories.
+std::vector<fs::path> DirectoryFiles(std::initializer_list<const char*> corpora) {
+  std::vector<fs::path> out;
+  for (const char* corpus : corpora) {
+    for (const auto& entry : fs::directory_iterator(Dir(corpus))) out.push_back(entry.path());
+  }
+  return out;
+}
+
 // What a model of the corpus is scored under: its processor (post), its part (library: family
 // and exporter), its family and, for ultralytics, whether onnxslim ran (third).
 std::string Part(const std::string& file, const json& label) {
@@ -191,21 +236,22 @@ std::string Part(const std::string& file, const json& label) {
 }
 
 // Scores by part, and the held-out third apart: "slim", "slim held out", ..., "all".
-std::map<std::string, Score> ScoreCorpus(const std::string& corpus, bool told) {
+std::map<std::string, Score> ScoreCorpus(const std::string& corpus, bool told,
+                                         const std::set<std::string>& known_false_errors = {}) {
   const json truth = json::parse(testing::ReadFile(Dir(corpus) / "ground_truth.json"));
   std::map<std::string, Score> scores;
   SourceErrors source_errors;
   for (const auto& [file, label] : truth["models"].items()) {
     const std::string part = Part(file, label);
     const bool held_out = label.value("held_out", false);
-    ScoreModel(Dir(corpus), file, label, told, source_errors,
+    ScoreModel(Dir(corpus), file, label, told, source_errors, known_false_errors,
                {&scores[held_out ? part + " held out" : part], &scores["all"]});
   }
   return scores;
 }
 
 void CheckScores(const std::map<std::string, Score>& scores, double min_recall,
-                 double min_flagged = 0) {
+                 double min_flagged = 0, int max_warned_healthy = -1) {
   for (const auto& [part, s] : scores) WARN(part << ": " << s.Summary());
   const Score& all = scores.at("all");
   INFO("false errors: " << absl::StrJoin(all.false_errors, "; "));
@@ -213,7 +259,11 @@ void CheckScores(const std::map<std::string, Score>& scores, double min_recall,
   INFO("errors false at the export sizes: " << absl::StrJoin(all.false_at_export, "; "));
   CHECK(all.false_errors.empty());
   CHECK(all.false_at_export.empty());
-  CHECK(all.warned_healthy <= kMaxWarnedHealthy * all.healthy);
+  if (max_warned_healthy < 0) {
+    CHECK(all.warned_healthy <= kMaxWarnedHealthy * all.healthy);
+  } else {
+    CHECK(all.warned_healthy <= max_warned_healthy);
+  }
   CHECK(all.caught >= min_recall * all.breaking);
   CHECK(all.flagged >= min_flagged * all.breaking);
 }
@@ -241,19 +291,98 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
   CheckScores(ScoreCorpus("library", true), kMinLibraryRecallWithExportDims, kMinLibraryFlagged);
 }
 
-TEST_CASE("libraries' own export paths: the files name no machine's files", "[corpus][pipelines]") {
+TEST_CASE("libraries' own export paths and unseen modules: the files name no machine's files",
+          "[corpus][pipelines]") {
   // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
   // relative to the repository or from site-packages/ on (torch2_runs.scrub_paths,
   // portable_text): an absolute one would be the generating machine's.
-  for (const auto& entry : fs::directory_iterator(Dir("library"))) {
-    INFO(entry.path().filename().string());
-    const std::string text = testing::ReadFile(entry.path());
+  for (const fs::path& file : DirectoryFiles({"library", "unseen"})) {
+    INFO(file.filename().string());
+    const std::string text = testing::ReadFile(file);
     // Absolute prefixes, and this checkout's own path (a file regenerated here).
     for (const char* prefix : {"/site-packages/", "/tools/models/", "/tmp/", "/home/", "/root/",
                                "/usr/", SHAPELINT_SOURCE_DIR "/"}) {
       INFO(prefix);
       CHECK(!absl::StrContains(text, prefix));
     }
+  }
+}
+
+TEST_CASE("recall classes corpus: no false errors, few warnings, recall floors",
+          "[corpus][pipelines]") {
+  CheckScores(ScoreCorpus("classes", false), kMinClassesRecall);
+  CheckScores(ScoreCorpus("classes", true), kMinClassesRecallWithExportDims);
+}
+
+TEST_CASE("recall classes corpus: every family is there, a third of its modules held out",
+          "[corpus][pipelines]") {
+  const json truth = json::parse(testing::ReadFile(Dir("classes") / "ground_truth.json"));
+  std::map<std::string, std::set<std::string>> modules, held_out;
+  std::map<std::string, int> breaking, healthy;
+  for (const auto& [file, label] : truth["models"].items()) {
+    const std::string family = label["family"].get<std::string>();
+    modules[family].insert(label["module"].get<std::string>());
+    if (label["held_out"].get<bool>()) held_out[family].insert(label["module"].get<std::string>());
+    ++(label["breaks"].get<bool>() ? breaking : healthy)[family];
+  }
+  for (const char* family :
+       {"adaptive pooling", "self-consistent literal operands", "position tables and windows"}) {
+    INFO(family);
+    CHECK(modules[family].size() >= 10);
+    CHECK(breaking[family] >= 5);  // what should fire, and the lookalikes that must stay silent
+    CHECK(healthy[family] >= 5);
+    CHECK(held_out[family].size() * 5 >= modules[family].size());  // a fifth at least (by hash)
+  }
+}
+
+TEST_CASE("post-processed exports: every processor is there, a third held out",
+          "[corpus][pipelines]") {
+  const json truth = json::parse(testing::ReadFile(Dir("post") / "ground_truth.json"));
+  std::map<std::string, int> by_processor, held_out;
+  for (const auto& [file, label] : truth["models"].items()) {
+    ++by_processor[label["processor"].get<std::string>()];
+    held_out[label["processor"].get<std::string>()] += label.value("held_out", false);
+  }
+  for (const char* processor : {"slim", "sim", "ssi", "ssi-merge"}) {
+    INFO(processor);
+    CHECK(by_processor[processor] >= 250);
+    CHECK(held_out[processor] * 5 >= by_processor[processor]);  // a fifth at least (by module)
+  }
+}
+
+TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out: nothing in the rules was tuned on this corpus. The scores are the
+  // measurement (docs/ground-truth.md, "Unseen modules"); the known false errors are counted
+  // apart and reported when they no longer err.
+  for (const bool told : {false, true}) {
+    INFO((told ? "told the export sizes" : "alone"));
+    const auto scores = ScoreCorpus("unseen", told, kUnseenKnownFalseErrors);
+    CheckScores(scores, told ? kMinUnseenRecallWithExportDims : kMinUnseenRecall,
+                told ? kMinUnseenFlaggedWithExportDims : kMinUnseenFlagged,
+                told ? kMaxUnseenWarnedHealthyWithExportDims : kMaxUnseenWarnedHealthy);
+    WARN("unseen, " << (told ? "told" : "alone") << ": " << scores.at("all").known_false_errors
+                    << " of the " << kUnseenKnownFalseErrors.size()
+                    << " listed healthy files with an error have one");
+  }
+}
+
+TEST_CASE("unseen modules: every family is there, every module held out", "[corpus][pipelines]") {
+  const json truth = json::parse(testing::ReadFile(Dir("unseen") / "ground_truth.json"));
+  std::map<std::string, std::set<std::string>> modules;
+  std::map<std::string, int> breaking, healthy;
+  for (const auto& [file, label] : truth["models"].items()) {
+    INFO(file);
+    CHECK(label["held_out"].get<bool>());
+    const std::string family = label["family"].get<std::string>();
+    modules[family].insert(label["module"].get<std::string>());
+    ++(label["breaks"].get<bool>() ? breaking : healthy)[family];
+  }
+  CHECK(modules.size() == 4);
+  for (const auto& [family, names] : modules) {
+    INFO(family);
+    CHECK(names.size() >= 10);
+    CHECK(breaking[family] >= 5);  // what should fire, and the lookalikes that must stay silent
+    CHECK(healthy[family] >= 5);
   }
 }
 
