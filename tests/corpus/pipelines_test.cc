@@ -386,47 +386,5 @@ TEST_CASE("unseen modules: every family is there, every module held out", "[corp
   }
 }
 
-TEST_CASE("recall classes corpus: no false errors, few warnings, recall floors",
-          "[corpus][pipelines]") {
-  CheckScores(ScoreCorpus("classes", false), kMinClassesRecall);
-  CheckScores(ScoreCorpus("classes", true), kMinClassesRecallWithExportDims);
-}
-
-TEST_CASE("recall classes corpus: every family is there, a third of its modules held out",
-          "[corpus][pipelines]") {
-  const json truth = json::parse(testing::ReadFile(Dir("classes") / "ground_truth.json"));
-  std::map<std::string, std::set<std::string>> modules, held_out;
-  std::map<std::string, int> breaking, healthy;
-  for (const auto& [file, label] : truth["models"].items()) {
-    const std::string family = label["family"].get<std::string>();
-    modules[family].insert(label["module"].get<std::string>());
-    if (label["held_out"].get<bool>()) held_out[family].insert(label["module"].get<std::string>());
-    ++(label["breaks"].get<bool>() ? breaking : healthy)[family];
-  }
-  for (const char* family :
-       {"adaptive pooling", "self-consistent literal operands", "position tables and windows"}) {
-    INFO(family);
-    CHECK(modules[family].size() >= 10);
-    CHECK(breaking[family] >= 5);  // what should fire, and the lookalikes that must stay silent
-    CHECK(healthy[family] >= 5);
-    CHECK(held_out[family].size() * 5 >= modules[family].size());  // a fifth at least (by hash)
-  }
-}
-
-TEST_CASE("post-processed exports: every processor is there, a third held out",
-          "[corpus][pipelines]") {
-  const json truth = json::parse(testing::ReadFile(Dir("post") / "ground_truth.json"));
-  std::map<std::string, int> by_processor, held_out;
-  for (const auto& [file, label] : truth["models"].items()) {
-    ++by_processor[label["processor"].get<std::string>()];
-    held_out[label["processor"].get<std::string>()] += label.value("held_out", false);
-  }
-  for (const char* processor : {"slim", "sim", "ssi", "ssi-merge"}) {
-    INFO(processor);
-    CHECK(by_processor[processor] >= 250);
-    CHECK(held_out[processor] * 5 >= by_processor[processor]);  // a fifth at least (by module)
-  }
-}
-
 }  // namespace
 }  // namespace shapelint::lint
