@@ -194,11 +194,32 @@ class DesignRange : public Rule {
     return f;
   }
 
-  // The requirements of every pin blame walked from: the other rules' to report.
+  // The requirements other rules report: every pin of a cause a rule claimed, and every pin of
+  // a cause no rule claimed whose symbols another rule reports already: SL003 those of a
+  // contradicted declaration, SL006 those of an input contract, SL011 those torch.export
+  // specialized. What is left, a failure blame found no culprit for (a size that entered
+  // through a tensor's dims, not a literal), is this rule's to state: lint is never silent
+  // where the graph fails near the witness.
   static absl::flat_hash_set<const infer::Requirement*> Blamed(const Analysis& analysis) {
+    absl::flat_hash_set<std::string> elsewhere;  // symbols SL003, SL006 or SL011 report
+    for (const auto& [symbol, size] : analysis.specialized()) elsewhere.insert(symbol);
+    for (const Cause& c : analysis.causes()) {
+      if (c.owner != nullptr) continue;
+      for (const Pin* p : c.pins) {
+        if (p->contract || p->requirement->kind == infer::RequirementKind::kDeclaredShape) {
+          elsewhere.insert(p->symbols.begin(), p->symbols.end());
+        }
+      }
+    }
     absl::flat_hash_set<const infer::Requirement*> blamed;
     for (const Cause& c : analysis.causes()) {
-      for (const Pin* p : c.pins) blamed.insert(p->requirement);
+      for (const Pin* p : c.pins) {
+        const bool stated = c.owner != nullptr || std::all_of(p->symbols.begin(), p->symbols.end(),
+                                                              [&](const std::string& s) {
+                                                                return elsewhere.contains(s);
+                                                              });
+        if (stated) blamed.insert(p->requirement);
+      }
     }
     return blamed;
   }
