@@ -84,6 +84,28 @@ bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact&
   return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
 }
 
+// True when, upstream of the failing node, the Reshape's output changed with the move only where
+// its target follows the input (a symbolic entry, or 0 copying the input's dim): the literals of
+// the target (a chunk size of 4 in [b, -1, 4, d]) did not take the moved size's place, so the
+// size did not enter here. A literal that holds a moved size ([2, -1] at a moved batch) leaves
+// the -1 to absorb it, and the -1's dim changes.
+bool ChangedOnlyWhereTargetFollows(const BlameSite& site, const ir::Node& n,
+                                   const std::vector<infer::Element>& target) {
+  if (n.output_size() < 1) return false;
+  const auto before = site.DimsAtWitness(n.output(0));
+  const auto after = site.DimsAtMoved(n.output(0));
+  if (!before || !after || before->size() != after->size() || before->size() != target.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < target.size(); ++i) {
+    if ((*before)[i] == (*after)[i]) continue;
+    const sym::MaybeExpr& e = target[i].value;
+    const std::optional<int64_t> c = e ? e->AsConstant() : std::nullopt;
+    if (!e || (c && *c != 0)) return false;  // a literal's or the -1's dim changed
+  }
+  return true;
+}
+
 bool IsLiteralReshape(const BlameSite& site, int node) {
   const ir::Node n = site.graph().node(node);
   if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
@@ -91,6 +113,9 @@ bool IsLiteralReshape(const BlameSite& site, int node) {
   const infer::TensorFact* target = site.inference().Find(n.input(1));
   const infer::TensorFact* input = site.inference().Find(n.input(0));
   if (target == nullptr || !target->values || input == nullptr || !input->shape) return false;
+  if (node != site.start() && ChangedOnlyWhereTargetFollows(site, n, *target->values)) {
+    return false;
+  }
   const bool symbolic_input = std::any_of(input->shape->begin(), input->shape->end(),
                                           [](const auto& d) { return d && !d->IsConstant(); });
   if (!symbolic_input || RegroupsStaticDims(*input, *target)) return false;

