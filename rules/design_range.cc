@@ -194,36 +194,6 @@ class DesignRange : public Rule {
     return f;
   }
 
-  // The requirements other rules report: every pin of a cause a rule claimed, and every pin of
-  // a cause no rule claimed whose symbols another rule reports already: SL003 those of a
-  // contradicted declaration, SL006 those of an input contract, SL011 those torch.export
-  // specialized. What is left, a failure blame found no culprit for (a size that entered
-  // through a tensor's dims, not a literal), is this rule's to state: lint is never silent
-  // where the graph fails near the witness.
-  static absl::flat_hash_set<const infer::Requirement*> Blamed(const Analysis& analysis) {
-    absl::flat_hash_set<std::string> elsewhere;  // symbols SL003, SL006 or SL011 report
-    for (const auto& [symbol, size] : analysis.specialized()) elsewhere.insert(symbol);
-    for (const Cause& c : analysis.causes()) {
-      if (c.owner != nullptr) continue;
-      for (const Pin* p : c.pins) {
-        if (p->contract || p->requirement->kind == infer::RequirementKind::kDeclaredShape) {
-          elsewhere.insert(p->symbols.begin(), p->symbols.end());
-        }
-      }
-    }
-    absl::flat_hash_set<const infer::Requirement*> blamed;
-    for (const Cause& c : analysis.causes()) {
-      for (const Pin* p : c.pins) {
-        const bool stated = c.owner != nullptr || std::all_of(p->symbols.begin(), p->symbols.end(),
-                                                              [&](const std::string& s) {
-                                                                return elsewhere.contains(s);
-                                                              });
-        if (stated) blamed.insert(p->requirement);
-      }
-    }
-    return blamed;
-  }
-
   // A count, an index or a kernel window that needs a dim to be at least a size.
   static bool IsMinimum(const infer::Requirement& r) {
     return (r.kind == infer::RequirementKind::kIndexBound ||
@@ -240,7 +210,7 @@ class DesignRange : public Rule {
   // the graph fails at sizes its inputs declare valid. (Another rule may name the same literal,
   // SL007 a T - 1 index: rules do not read each other's findings, so each says its part.)
   void ReportMinimums(const Analysis& analysis, std::vector<Finding>& out) const {
-    const absl::flat_hash_set<const infer::Requirement*> claimed = Blamed(analysis);
+    const absl::flat_hash_set<const infer::Requirement*> claimed = analysis.ReportedThroughCauses();
     // The largest minimum of each set of symbols.
     std::map<std::vector<std::string>, std::pair<const infer::Requirement*, int64_t>> tightest;
     for (const infer::Requirement& r : analysis.inference().requirements) {
@@ -270,7 +240,7 @@ class DesignRange : public Rule {
   // export sizes): either way the model does not run there.
   void ReportNarrowing(const Analysis& analysis, std::vector<Finding>& out) const {
     constexpr int64_t kNearby = 4;
-    absl::flat_hash_set<const infer::Requirement*> claimed = Blamed(analysis);
+    absl::flat_hash_set<const infer::Requirement*> claimed = analysis.ReportedThroughCauses();
     // Sizes whose range is stated already (a bound, a module's own size) need no second note.
     std::set<std::vector<std::string>> stated;
     for (const Bound& b : analysis.bounds()) {

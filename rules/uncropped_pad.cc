@@ -14,7 +14,8 @@
 // so this is a hypothesis (a warning by the severity policy). SL010 leaves these relations to
 // this rule (lint/padding.h).
 //
-// Claims: nothing; it reads the requirements no cause claimed, as SL010 does.
+// Claims: nothing; it reads the requirements no rule reports through a cause, as SL010 does
+// (Analysis::ReportedThroughCauses).
 #include <set>
 #include <utility>
 
@@ -64,13 +65,10 @@ class UncroppedPadRule : public Rule {
   }
 
  private:
-  // The requirements other findings own: those of the causes blame walked from, and the
-  // bounds and restrictions SL010 states.
+  // The requirements other findings own: those reported through causes, and the bounds and
+  // restrictions SL010 states.
   static absl::flat_hash_set<const infer::Requirement*> Claimed(const Analysis& analysis) {
-    absl::flat_hash_set<const infer::Requirement*> claimed;
-    for (const Cause& c : analysis.causes()) {
-      for (const Pin* p : c.pins) claimed.insert(p->requirement);
-    }
+    absl::flat_hash_set<const infer::Requirement*> claimed = analysis.ReportedThroughCauses();
     for (const Bound& b : analysis.bounds()) claimed.insert(b.requirement);
     for (const Pin& p : analysis.design_pins()) claimed.insert(p.requirement);
     return claimed;

@@ -90,6 +90,29 @@ bool Analysis::Claimed(const ir::Graph& graph, int node) const {
   });
 }
 
+absl::flat_hash_set<const infer::Requirement*> Analysis::ReportedThroughCauses() const {
+  absl::flat_hash_set<std::string> elsewhere;  // symbols SL003, SL006 or SL011 report
+  for (const auto& [symbol, size] : specialized_) elsewhere.insert(symbol);
+  for (const Cause& c : causes_) {
+    if (c.owner != nullptr) continue;
+    for (const Pin* p : c.pins) {
+      if (p->contract || p->requirement->kind == infer::RequirementKind::kDeclaredShape) {
+        elsewhere.insert(p->symbols.begin(), p->symbols.end());
+      }
+    }
+  }
+  absl::flat_hash_set<const infer::Requirement*> reported;
+  for (const Cause& c : causes_) {
+    for (const Pin* p : c.pins) {
+      const bool stated = c.owner != nullptr ||
+                          std::all_of(p->symbols.begin(), p->symbols.end(),
+                                      [&](const std::string& s) { return elsewhere.contains(s); });
+      if (stated) reported.insert(p->requirement);
+    }
+  }
+  return reported;
+}
+
 bool Analysis::FixedByWeight(const std::string& symbol) const {
   if (!std::binary_search(weight_symbols_.begin(), weight_symbols_.end(), symbol)) return false;
   for (const SymbolRange& r : WitnessFor({symbol}).ranges) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "lint/blame.h"
@@ -50,6 +51,13 @@ class Analysis {
   const std::vector<Cause>& causes() const { return causes_; }
   // True when a rule claimed a cause whose culprit is `node` of `graph`.
   bool Claimed(const ir::Graph& graph, int node) const;
+  // The requirements of pins that a rule reports through a cause: every pin of a cause a rule
+  // claimed, and every pin of a cause no rule claimed whose symbols another rule reports
+  // already (SL003 those of a contradicted declaration, SL006 those of an input contract, SL011
+  // those torch.export specialized). The rest, failures blame found no culprit for, are the
+  // rules' that read requirements directly (SL010, SL013) to state: lint is never silent where
+  // the graph fails near the witness.
+  absl::flat_hash_set<const infer::Requirement*> ReportedThroughCauses() const;
 
   // Input symbols declared dynamic that torch.export recorded specialized to one size, with
   // that size (lint/export_ranges.h); empty for models without its record.
