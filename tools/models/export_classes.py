@@ -355,17 +355,20 @@ ABOUT = ("Ground truth for the models in this directory, written by tools/models
          "the same way.")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "corpus", "classes"))
-    ap.add_argument("--scratch", help="temporaries (default: a temporary directory)")
+def export_family(corpus, doc, mods, exports, held_out, about, counts, max_dir, scrub=None):
+    """Export, label and store a corpus of modules: the driver this script and export_unseen.py
+    share. `exports(e)` gives a module's (name, exporter, model, notes) exports; `held_out(name)`
+    whether the module is held out; `counts(labels, not_exported)` the label file's counts;
+    `scrub(model)`, if given, what else leaves the model before it is stored."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "corpus", corpus))
+    ap.add_argument("--scratch", help="full models and temporaries (default: a temporary directory)")
     ap.add_argument("--linter", default=os.path.join(HERE, "..", "..", "build", "onnx-shapelint"),
                     help="onnx-shapelint whose errors' counterexamples are run (skipped if absent)")
     ap.add_argument("--only", nargs="*", help="only these modules (their labels are replaced)")
     ap.add_argument("--list", action="store_true", help="list the modules, family and held_out; export nothing")
     a = ap.parse_args()
 
-    mods = all_modules()
     if a.list:
         for e in mods:
             print("%-28s %-34s %s" % (e["name"], e["family"], "held out" if held_out(e["name"]) else ""))
@@ -373,7 +376,7 @@ def main():
     torch.set_num_threads(1)
     a.out = os.path.normpath(a.out)
     os.makedirs(a.out, exist_ok=True)
-    scratch = a.scratch or tempfile.mkdtemp(prefix="shapelint-classes-")
+    scratch = a.scratch or tempfile.mkdtemp(prefix="shapelint-%s-" % corpus)
     os.makedirs(scratch, exist_ok=True)
     labels_path = os.path.join(a.out, "ground_truth.json")
     labels, not_exported = {}, {}
@@ -400,6 +403,8 @@ def main():
             ex.strip_doc_strings(model)
             runs.scrub_paths(model)
             et.slim_metadata(model)
+            if scrub is not None:
+                scrub(model)
             run_path, external = et.store(model, name, a, scratch)
             label = runs.label(e, model, run_path, exporter, notes, external)
             label.pop("torch1_label", None)
@@ -411,14 +416,19 @@ def main():
             print("  %-34s breaks=%-5s %s (%.1f s)" % (name, label["breaks"], runs.summary(label),
                                                        time.time() - started), flush=True)
 
-    doc = {"about": ABOUT, "versions": runs.versions(), "counts": counts(labels, not_exported),
+    doc = {"about": about, "versions": runs.versions(), "counts": counts(labels, not_exported),
            "not_exported": dict(sorted(not_exported.items())), "models": dict(sorted(labels.items()))}
     ec.write_json(labels_path, doc)
     print("\nwrote %s: %s" % (labels_path, json.dumps(doc["counts"])))
+    # The models and their labels; intermediate_shapes.json (intermediate_shapes.py) counts too.
     total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out))
     print("%s: %d bytes" % (a.out, total))
-    if total > MAX_DIR:
-        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (a.out, total, MAX_DIR))
+    if total > max_dir:
+        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (a.out, total, max_dir))
+
+
+def main():
+    export_family("classes", __doc__, all_modules(), exports, held_out, ABOUT, counts, MAX_DIR)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import torch  # noqa: E402
 
+import export_classes as ecl  # noqa: E402  (the driver: export, label, store)
 import export_corpus as ec  # noqa: E402  (M, build, write_json)
 import export_examples as ex  # noqa: E402  (doc strings)
 import export_torch2 as et  # noqa: E402  (SourceExpr, Positional, the two exporters, store)
@@ -544,70 +545,9 @@ ABOUT = ("Ground truth for the models in this directory, written by tools/models
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "corpus", "unseen"))
-    ap.add_argument("--scratch", help="full models and temporaries (default: a temporary directory)")
-    ap.add_argument("--linter", default=os.path.join(HERE, "..", "..", "build", "onnx-shapelint"),
-                    help="onnx-shapelint whose errors' counterexamples are run (skipped if absent)")
-    ap.add_argument("--only", nargs="*", help="only these modules (their labels are replaced)")
-    ap.add_argument("--list", action="store_true", help="list the modules and their family; export nothing")
-    a = ap.parse_args()
-
-    mods = all_modules()
-    if a.list:
-        for e in mods:
-            print("%-28s %s" % (e["name"], e["family"]))
-        return
-    torch.set_num_threads(1)
-    a.out = os.path.normpath(a.out)
-    os.makedirs(a.out, exist_ok=True)
-    scratch = a.scratch or tempfile.mkdtemp(prefix="shapelint-unseen-")
-    os.makedirs(scratch, exist_ok=True)
-    labels_path = os.path.join(a.out, "ground_truth.json")
-    labels, not_exported = {}, {}
-    if a.only and os.path.exists(labels_path):
-        with open(labels_path) as f:
-            previous = json.load(f)
-        labels, not_exported = previous["models"], previous["not_exported"]
-
-    for e in mods:
-        if a.only and e["name"] not in a.only:
-            continue
-        print("\n=== %s (%s)" % (e["name"], e["family"]), flush=True)
-        for name, exporter, model, notes in exports(e):
-            started = time.time()
-            for n in notes:
-                print("  note: " + n)
-            labels.pop(name, None)
-            not_exported.pop(name, None)
-            if model is None:
-                not_exported[name] = {"family": e["family"], "module": e["name"], "held_out": True,
-                                      "source": e["src"], "error": runs.portable_text(notes[-1])}
-                print("  %s: NOT EXPORTED" % name)
-                continue
-            ex.strip_doc_strings(model)
-            runs.scrub_paths(model)
-            et.slim_metadata(model)
-            scrub_addresses(model)
-            run_path, external = et.store(model, name, a, scratch)
-            label = runs.label(e, model, run_path, exporter, notes, external)
-            label.pop("torch1_label", None)
-            label = dict({"family": e["family"], "module": e["name"], "held_out": True, "why": e["why"]}, **label)
-            label["counterexamples"] = runs.confirm(os.path.abspath(a.linter), os.path.join(a.out, name), e,
-                                                    run_path, label)
-            labels[name] = label
-            print("  %-34s breaks=%-5s %s (%.1f s)" % (name, label["breaks"], runs.summary(label),
-                                                       time.time() - started), flush=True)
-
-    doc = {"about": ABOUT, "versions": runs.versions(), "counts": counts(labels, not_exported),
-           "not_exported": dict(sorted(not_exported.items())), "models": dict(sorted(labels.items()))}
-    ec.write_json(labels_path, doc)
-    print("\nwrote %s: %s" % (labels_path, json.dumps(doc["counts"])))
-    # The models and their labels; intermediate_shapes.json (intermediate_shapes.py) counts too.
-    total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out))
-    print("%s: %d bytes" % (a.out, total))
-    if total > MAX_DIR:
-        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (a.out, total, MAX_DIR))
+    # Every module is held out: nothing in the linter is tuned on this corpus.
+    ecl.export_family("unseen", __doc__, all_modules(), exports, lambda name: True, ABOUT, counts, MAX_DIR,
+                      scrub=scrub_addresses)
 
 
 if __name__ == "__main__":
