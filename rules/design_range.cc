@@ -210,7 +210,8 @@ class DesignRange : public Rule {
   // the graph fails at sizes its inputs declare valid. (Another rule may name the same literal,
   // SL007 a T - 1 index: rules do not read each other's findings, so each says its part.)
   void ReportMinimums(const Analysis& analysis, std::vector<Finding>& out) const {
-    const absl::flat_hash_set<const infer::Requirement*> claimed = analysis.ReportedThroughCauses();
+    const absl::flat_hash_set<const infer::Requirement*>& claimed =
+        analysis.ReportedThroughCauses();
     // The largest minimum of each set of symbols.
     std::map<std::vector<std::string>, std::pair<const infer::Requirement*, int64_t>> tightest;
     for (const infer::Requirement& r : analysis.inference().requirements) {
@@ -271,21 +272,21 @@ class DesignRange : public Rule {
       // must fail at this node, or the relation is another node's consequence. The node's other
       // relations need only fail themselves.
       const bool first = !n.failure;
-      bool padded = false;  // SL013's: the graph padded the view's input and did not crop it
-      const bool found = FailingNear(r, symbols, analysis.witness(), moved, kNearby,
-                                     [&](const sym::Binding& failing) {
-                                       if (PadNotCroppedBefore(analysis, r, failing)) {
-                                         padded = true;
-                                         return true;
-                                       }
-                                       if (!first) return true;
-                                       Counterexample c = analysis.Evaluate(failing);
-                                       if (!c.node_fails || c.failing_node.index != r.node) {
-                                         return false;
-                                       }
-                                       n.failure = std::move(c);
-                                       return true;
-                                     });
+      // SL013's, where it reports the relation: the graph padded the view's input and did not
+      // crop it, and the graph fails at this node there (the same test as SL013's).
+      bool padded = false;
+      const bool found = FailingNear(
+          r, symbols, analysis.witness(), moved, kNearby, [&](const sym::Binding& failing) {
+            const bool pad = PadNotCroppedBefore(analysis, r, failing).has_value();
+            if (!first && !pad) return true;
+            Counterexample c = analysis.Evaluate(failing);
+            if (!c.node_fails || c.failing_node.index != r.node) {
+              return false;
+            }
+            padded = pad;
+            if (!pad) n.failure = std::move(c);
+            return true;
+          });
       if (!found || padded) continue;
       if (first) {
         n.first = &r;

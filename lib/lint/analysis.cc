@@ -82,6 +82,7 @@ void Analysis::AssignCauses(absl::Span<const Matcher* const> matchers) {
                          blamed_pins_, matchers);
   causes_ = std::move(blamed.causes);
   weight_symbols_ = std::move(blamed.weight_symbols);
+  reported_through_causes_ = FindReportedThroughCauses();
 }
 
 bool Analysis::Claimed(const ir::Graph& graph, int node) const {
@@ -90,7 +91,7 @@ bool Analysis::Claimed(const ir::Graph& graph, int node) const {
   });
 }
 
-absl::flat_hash_set<const infer::Requirement*> Analysis::ReportedThroughCauses() const {
+absl::flat_hash_set<const infer::Requirement*> Analysis::FindReportedThroughCauses() const {
   absl::flat_hash_set<std::string> elsewhere;  // symbols SL003, SL006 or SL011 report
   for (const auto& [symbol, size] : specialized_) elsewhere.insert(symbol);
   for (const Cause& c : causes_) {

@@ -56,8 +56,10 @@ class Analysis {
   // already (SL003 those of a contradicted declaration, SL006 those of an input contract, SL011
   // those torch.export specialized). The rest, failures blame found no culprit for, are the
   // rules' that read requirements directly (SL010, SL013) to state: lint is never silent where
-  // the graph fails near the witness.
-  absl::flat_hash_set<const infer::Requirement*> ReportedThroughCauses() const;
+  // the graph fails near the witness. Set with the causes (AssignCauses).
+  const absl::flat_hash_set<const infer::Requirement*>& ReportedThroughCauses() const {
+    return reported_through_causes_;
+  }
 
   // Input symbols declared dynamic that torch.export recorded specialized to one size, with
   // that size (lint/export_ranges.h); empty for models without its record.
@@ -145,6 +147,7 @@ class Analysis {
 
  private:
   bool RunsOtherwise(const Pin& pin, std::map<std::vector<std::string>, bool>& by_symbols) const;
+  absl::flat_hash_set<const infer::Requirement*> FindReportedThroughCauses() const;
 
   const ir::Model& model_;
   infer::Inference inference_;
@@ -163,6 +166,7 @@ class Analysis {
   sym::Binding example_;
   std::vector<Cause> causes_;
   std::vector<std::string> weight_symbols_;  // sorted
+  absl::flat_hash_set<const infer::Requirement*> reported_through_causes_;
   bool fixes_wanted_ = false;
 };
 

@@ -31,6 +31,29 @@ TEST_CASE("a recorded line that takes int() of a size", "[lint]") {
   CHECK_FALSE(TakesIntOfSize(""));
 }
 
+// Records `stack` as the node's torch.onnx stack trace. NodeProto.metadata_props (field 9, IR
+// 10) is newer than the onnx.proto this builds against: written as the unknown field the loader
+// reads it from.
+void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stack) {
+  ONNX_NAMESPACE::StringStringEntryProto entry;
+  entry.set_key("pkg.torch.onnx.stack_trace");
+  entry.set_value(stack);
+  node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(9,
+                                                                        entry.SerializeAsString());
+}
+
+// The findings of `rule` on the model `bytes`, linted alone.
+std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rule) {
+  auto model = ir::LoadModelFromBytes(bytes, "model.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  std::vector<Finding> out;
+  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
+               [&](const Finding& f) { return f.rule == rule; });
+  return out;
+}
+
 // x[s77, s27, s53] -> TopK(x, k) on the last axis, recorded at `code`; `ranges` is torch.export's
 // range record (empty: none).
 std::string TopKModel(int64_t k, const std::string& code, const std::string& ranges) {
@@ -60,26 +83,12 @@ std::string TopKModel(int64_t k, const std::string& code, const std::string& ran
   n->add_input("k");
   n->add_output("y");
   n->add_output("i");
-  // NodeProto.metadata_props (field 9, IR 10) is newer than the onnx.proto this builds
-  // against: written as the unknown field the loader reads it from.
-  ONNX_NAMESPACE::StringStringEntryProto entry;
-  entry.set_key("pkg.torch.onnx.stack_trace");
-  entry.set_value("File \"net.py\", line 2, in forward\n    " + code);
-  n->GetReflection()->MutableUnknownFields(n)->AddLengthDelimited(9, entry.SerializeAsString());
+  RecordStack(n, "File \"net.py\", line 2, in forward\n    " + code);
   g->add_output()->set_name("y");
   return m.SerializeAsString();
 }
 
-std::vector<Finding> Sl007(const std::string& bytes) {
-  auto model = ir::LoadModelFromBytes(bytes, "topk.onnx");
-  REQUIRE(model.ok());
-  auto findings = Lint(**model, {});
-  REQUIRE(findings.ok());
-  std::vector<Finding> out;
-  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
-               [](const Finding& f) { return f.rule == "SL007"; });
-  return out;
-}
+std::vector<Finding> Sl007(const std::string& bytes) { return FindingsOf(bytes, "SL007"); }
 
 constexpr char kSpecialized[] = "{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[8, 8]}";
 
@@ -142,10 +151,7 @@ std::string TableModel(const std::vector<std::string>& frames,
       absl::StrAppend(&stack, "File \"model.py\", line ", 100 + i, ", in forward\n    ", lines[i],
                       "\n");
     }
-    ONNX_NAMESPACE::StringStringEntryProto entry;
-    entry.set_key("pkg.torch.onnx.stack_trace");
-    entry.set_value(stack);
-    n->GetReflection()->MutableUnknownFields(n)->AddLengthDelimited(9, entry.SerializeAsString());
+    RecordStack(n, stack);
   };
   auto* add = g->add_node();
   add->set_op_type("Add");
@@ -174,16 +180,7 @@ std::string TableModel(const std::vector<std::string>& frames,
   return m.SerializeAsString();
 }
 
-std::vector<Finding> Sl004(const std::string& bytes) {
-  auto model = ir::LoadModelFromBytes(bytes, "table.onnx");
-  REQUIRE(model.ok());
-  auto findings = Lint(**model, {});
-  REQUIRE(findings.ok());
-  std::vector<Finding> out;
-  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
-               [](const Finding& f) { return f.rule == "SL004"; });
-  return out;
-}
+std::vector<Finding> Sl004(const std::string& bytes) { return FindingsOf(bytes, "SL004"); }
 
 TEST_CASE("SL004: a table on a stack that asks to resample, where the graph does not, warns",
           "[lint]") {
