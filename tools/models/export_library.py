@@ -46,11 +46,9 @@ run to run.
 """
 
 import argparse
-import json
 import logging
 import os
 import re
-import sys
 import tempfile
 import time
 import warnings
@@ -67,7 +65,6 @@ import export_corpus as ec  # noqa: E402
 import export_examples as ex  # noqa: E402
 import torch2_runs as runs  # noqa: E402
 from export_torch2 import slim_metadata  # noqa: E402
-from model_files import write_json  # noqa: E402
 
 MAX_DIR = 4 * 1024 * 1024  # the directory's budget (intermediate_shapes.json has its own)
 SEED = third.SEED
@@ -369,27 +366,14 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     scratch = os.path.abspath(a.scratch or tempfile.mkdtemp(prefix="shapelint-library-"))
     os.makedirs(scratch, exist_ok=True)
-    labels_path = os.path.join(a.out, "ground_truth.json")
-    labels, not_exported = {}, {}
-    if (a.only or a.family) and os.path.exists(labels_path):
-        with open(labels_path) as f:  # a partial run replaces the labels of what it exports
-            previous = json.load(f)
-        labels, not_exported = previous["models"], previous["not_exported"]
+    labels_path, labels, not_exported = third.open_labels(a.out, a.only or a.family)
     families = a.family or ["timm", "transformers"]
     if "timm" in families:
         timm_family(a, scratch, labels, not_exported)
     if "transformers" in families:
         hf_family(a, scratch, labels, not_exported)
-
-    doc = {"about": ABOUT, "versions": versions(), "counts": counts(labels, not_exported),
-           "not_exported": dict(sorted(not_exported.items())), "models": dict(sorted(labels.items()))}
-    write_json(labels_path, doc)
-    print("\nwrote %s: %s" % (os.path.relpath(labels_path, ROOT), json.dumps(doc["counts"])))
-    total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out)
-                if f != "intermediate_shapes.json")
-    print("%s: %d bytes" % (os.path.relpath(a.out, ROOT), total))
-    if total > MAX_DIR:
-        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (a.out, total, MAX_DIR))
+    third.write_labels(labels_path, a.out, ABOUT, versions(), counts, labels, not_exported, MAX_DIR,
+                       uncounted=("intermediate_shapes.json",))
 
 
 if __name__ == "__main__":

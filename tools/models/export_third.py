@@ -802,6 +802,31 @@ def ultralytics_family(a, scratch, labels, not_exported):
 
 # ---------------------------------------------------------------- the document
 
+def open_labels(out, partial):
+    """(labels_path, labels, not_exported) of the directory `out`: a partial run (--only,
+    --family) keeps the labels there and replaces those of what it exports."""
+    labels_path = os.path.join(out, "ground_truth.json")
+    labels, not_exported = {}, {}
+    if partial and os.path.exists(labels_path):
+        with open(labels_path) as f:
+            previous = json.load(f)
+        labels, not_exported = previous["models"], previous["not_exported"]
+    return labels_path, labels, not_exported
+
+
+def write_labels(labels_path, out, about, versions, counts, labels, not_exported, max_dir, uncounted=()):
+    """Writes the label file and checks the directory's budget (the files of `uncounted` left
+    out of it)."""
+    doc = {"about": about, "versions": versions, "counts": counts(labels, not_exported),
+           "not_exported": dict(sorted(not_exported.items())), "models": dict(sorted(labels.items()))}
+    write_json(labels_path, doc)
+    print("\nwrote %s: %s" % (os.path.relpath(labels_path, ROOT), json.dumps(doc["counts"])))
+    total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out) if f not in uncounted)
+    print("%s: %d bytes" % (os.path.relpath(out, ROOT), total))
+    if total > max_dir:
+        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (out, total, max_dir))
+
+
 def versions():
     import importlib.metadata as md
     out = {}
@@ -872,27 +897,13 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     scratch = os.path.abspath(a.scratch or tempfile.mkdtemp(prefix="shapelint-third-"))
     os.makedirs(scratch, exist_ok=True)
-    labels_path = os.path.join(a.out, "ground_truth.json")
-    labels, not_exported = {}, {}
-    partial = a.only or a.family
-    if partial and os.path.exists(labels_path):
-        with open(labels_path) as f:  # a partial run replaces the labels of what it exports
-            previous = json.load(f)
-        labels, not_exported = previous["models"], previous["not_exported"]
+    labels_path, labels, not_exported = open_labels(a.out, a.only or a.family)
     families = a.family or ["optimum", "ultralytics"]
     if "optimum" in families:
         optimum_family(a, scratch, labels, not_exported)
     if "ultralytics" in families:
         ultralytics_family(a, scratch, labels, not_exported)
-
-    doc = {"about": ABOUT, "versions": versions(), "counts": counts(labels, not_exported),
-           "not_exported": dict(sorted(not_exported.items())), "models": dict(sorted(labels.items()))}
-    write_json(labels_path, doc)
-    print("\nwrote %s: %s" % (os.path.relpath(labels_path, ROOT), json.dumps(doc["counts"])))
-    total = sum(os.path.getsize(os.path.join(a.out, f)) for f in os.listdir(a.out))
-    print("%s: %d bytes" % (os.path.relpath(a.out, ROOT), total))
-    if total > MAX_DIR:
-        sys.exit("PROBLEM: %s is %d bytes (> %d)" % (a.out, total, MAX_DIR))
+    write_labels(labels_path, a.out, ABOUT, versions(), counts, labels, not_exported, MAX_DIR)
 
 
 if __name__ == "__main__":
