@@ -232,16 +232,25 @@ class ExampleSizeLiteral : public Rule {
       // The exporter's record of the line, for literals that no form derives: read once per
       // node, and only for a node that has such a literal (most nodes have no slot at all).
       std::optional<bool> int_of_size;
+      std::optional<std::optional<SourceLocation>> line;
+      auto recorded_line = [&]() -> const std::optional<SourceLocation>& {
+        if (!line) line = SourceOf(g.node(index));
+        return *line;
+      };
       auto line_takes_int_of_size = [&] {
-        if (!int_of_size) {
-          const std::optional<SourceLocation> line = SourceOf(g.node(index));
-          int_of_size = line && TakesIntOfSize(line->code);
-        }
+        if (!int_of_size) int_of_size = recorded_line() && TakesIntOfSize(recorded_line()->code);
         return *int_of_size;
+      };
+      // An operand's literal that the node's recorded line spells out (x[..., :4]) is the
+      // module's own number, whatever size it happens to equal: eager PyTorch has it too. An
+      // attribute is the exporter's (a decomposed pool's window), whatever the line says.
+      auto written_on_line = [&](const Slot& slot) {
+        return slot.input >= 0 && std::llabs(slot.literal) >= 2 && recorded_line() &&
+               WritesNumber(recorded_line()->code, slot.literal);
       };
       for (const Slot& slot : SlotsOf(analysis, g, index)) {
         auto d = slot.dim.Evaluate(analysis.example());
-        if (!d || FixedByWeight(analysis, slot.dim)) continue;
+        if (!d || FixedByWeight(analysis, slot.dim) || written_on_line(slot)) continue;
         std::optional<Form> form = FormOf(slot, *d);
         auto how = Derivation(slot, *d);
         // Any literal in the size's place, where torch.export specialized every symbol of the

@@ -77,17 +77,45 @@ std::vector<std::string> FollowedByFix(const ir::Model& model) {
   return out;
 }
 
+std::map<std::string, ExportRange> RangesOfInputSymbols(
+    const std::map<std::string, ExportRange>& record,
+    const std::vector<std::string>& input_symbols) {
+  std::map<std::string, ExportRange> out;
+  std::vector<std::string> unnamed;
+  for (const std::string& s : input_symbols) {
+    if (auto it = record.find(s); it != record.end()) {
+      out.emplace(s, it->second);
+    } else {
+      unnamed.push_back(s);
+    }
+  }
+  if (unnamed.empty()) return out;
+  std::optional<ExportRange> shared;
+  for (const auto& [entry, range] : record) {
+    if (out.contains(entry)) continue;
+    if (range.max) return out;  // bounded: which input it bounds matters
+    if (shared && shared->min != range.min) return out;
+    shared = range;
+  }
+  if (!shared) return out;
+  for (const std::string& s : unnamed) out.emplace(s, *shared);
+  return out;
+}
+
 InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference) {
   InputSymbolRanges out;
-  const std::map<std::string, ExportRange> ranges = ExportRanges(model);
-  if (ranges.empty()) return out;
+  const std::map<std::string, ExportRange> record = ExportRanges(model);
+  if (record.empty()) return out;
+  std::vector<std::string> symbols;
   for (const infer::InputDim& d : inference.input_dims) {
     if (!d.declared_symbolic || !d.dim) continue;
-    const std::optional<std::string_view> name = d.dim->AsSymbol();
-    if (!name) continue;
-    auto it = ranges.find(std::string(*name));
-    if (it == ranges.end()) continue;
-    ExportRange r = it->second;
+    if (const std::optional<std::string_view> name = d.dim->AsSymbol()) {
+      symbols.emplace_back(*name);
+    }
+  }
+  const std::map<std::string, ExportRange> ranges = RangesOfInputSymbols(record, symbols);
+  for (const auto& it : ranges) {
+    ExportRange r = it.second;
     // These are sizes: a negative bound is none, and a range no size is in, or that starts
     // past any size anyone runs, gives nothing rather than a size the dim cannot have.
     if (r.min && *r.min < 0) r.min.reset();
@@ -96,12 +124,12 @@ InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inf
       continue;
     }
     if (r.min && r.min == r.max) {
-      out.specialized.emplace(it->first, *r.min);
+      out.specialized.emplace(it.first, *r.min);
       continue;
     }
-    if (!r.max) out.traced.push_back(it->first);
+    if (!r.max) out.traced.push_back(it.first);
     ExportRange bound{r.min && *r.min > 1 ? r.min : std::nullopt, r.max};
-    if (bound.min || bound.max) out.bounds.emplace(it->first, bound);
+    if (bound.min || bound.max) out.bounds.emplace(it.first, bound);
   }
   std::sort(out.traced.begin(), out.traced.end());
   out.traced.erase(std::unique(out.traced.begin(), out.traced.end()), out.traced.end());

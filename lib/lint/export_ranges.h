@@ -43,6 +43,18 @@ std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
 // Empty when it records none.
 std::map<std::string, ExportRange> ExportRanges(const ir::Model& model);
 
+// The range of each of `input_symbols` (the input dims declared dynamic) that `record` gives:
+// by name, and for the symbols the record does not name, the range every entry left over shares
+// when that range has no upper bound. torch.export names its symbols s77, s53 while the ONNX
+// input may carry the user's names (Dim("batch"), dynamic_axes' strings), with nothing that maps
+// one onto the other; but when every entry no name matched records the same unbounded range,
+// each such input dim was traced with that range whichever entry is its own. A specialized
+// size (VR[8, 8]) never shows under a name torch did not give it: the exporter declares that
+// axis static.
+std::map<std::string, ExportRange> RangesOfInputSymbols(
+    const std::map<std::string, ExportRange>& record,
+    const std::vector<std::string>& input_symbols);
+
 // What `model` records of the symbols of input dims declared dynamic, read in one pass.
 struct InputSymbolRanges {
   // Specialized to one size (VR[v, v]), with that size.

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace shapelint::lint {
 
@@ -63,6 +64,14 @@ std::string RepeatText(const SymbolRange& range) {
                         ", ...)");
   }
   return absl::StrCat(" (and again every ", *range.every, ": [", lo, ", ", hi, "], ...)");
+}
+
+std::string AlsoText(const SymbolRange& range) {
+  if (range.also.empty()) return "";
+  if (range.more) return absl::StrCat(" or ", absl::StrJoin(range.also, ", "), " or more");
+  if (range.also.size() == 1) return absl::StrCat(" or ", range.also.front());
+  const std::vector<int64_t> head(range.also.begin(), range.also.end() - 1);
+  return absl::StrCat(" or ", absl::StrJoin(head, ", "), " or ", range.also.back());
 }
 
 }  // namespace shapelint::lint

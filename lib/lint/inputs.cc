@@ -10,7 +10,14 @@ namespace shapelint::lint {
 
 std::vector<InputInfo> DescribeInputs(const ir::Model& model) {
   const ir::Graph& graph = model.graph();
-  const std::map<std::string, ExportRange> ranges = ExportRanges(model);
+  std::vector<std::string> symbols;
+  for (const auto& declared : graph.proto().input()) {
+    for (const auto& dim : declared.type().tensor_type().shape().dim()) {
+      if (dim.has_dim_param() && !dim.dim_param().empty()) symbols.push_back(dim.dim_param());
+    }
+  }
+  const std::map<std::string, ExportRange> ranges =
+      RangesOfInputSymbols(ExportRanges(model), symbols);
   std::vector<InputInfo> inputs;
   for (const auto& declared : graph.proto().input()) {
     // An input that an initializer gives is a weight with a default, not something to feed.

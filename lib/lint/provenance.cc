@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
@@ -103,6 +104,20 @@ bool TakesIntOfSize(std::string_view code) {
     }
     const absl::string_view argument(code.data() + at + 4, end - at - 4);
     if (absl::StrContains(argument, ".size(") || absl::StrContains(argument, ".shape")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool WritesNumber(std::string_view code, int64_t value) {
+  const std::string digits = absl::StrCat(value < 0 ? -(value + 1) + uint64_t{1} : value);
+  // Part of a longer number, a float or a name (x4, 0.5, 1e4, _4) is not the number.
+  auto joins = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  for (size_t at = code.find(digits); at != std::string_view::npos;
+       at = code.find(digits, at + 1)) {
+    const size_t end = at + digits.size();
+    if ((at == 0 || !joins(code[at - 1])) && (end == code.size() || !joins(code[end]))) {
       return true;
     }
   }

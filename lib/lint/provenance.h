@@ -39,6 +39,11 @@ std::optional<SourceLocation> SourceOf(const ir::Node& node);
 // computes from it a number in the graph.
 bool TakesIntOfSize(std::string_view code);
 
+// True when a line of Python writes the number `value` (its magnitude) as a literal of its own:
+// `x[..., :4]` writes 4, `x.shape[1] * 0.5` writes neither 5 nor 0. A number the module's code
+// spells out is the module's, not a size the exporter read off the example.
+bool WritesNumber(std::string_view code, int64_t value);
+
 // The recorded class hierarchy, outermost module first, ending with the aten op
 // ("torch.nn.modules.pooling.AdaptiveAvgPool2d", "aten.avg_pool2d.default"); empty when none.
 std::vector<std::string> ClassHierarchy(const ir::Node& node);

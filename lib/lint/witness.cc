@@ -248,13 +248,13 @@ std::vector<std::vector<const Requirement*>> GroupConstraints(
 
 std::string RangeText(const SymbolRange& r) {
   if (r.min && r.max && *r.min == *r.max) {
-    return absl::StrCat(r.symbol, " = ", *r.min, RepeatText(r));
+    return absl::StrCat(r.symbol, " = ", *r.min, RepeatText(r), AlsoText(r));
   }
   if (r.min && r.max) {
-    return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]", RepeatText(r));
+    return absl::StrCat(r.symbol, " in [", *r.min, ", ", *r.max, "]", RepeatText(r), AlsoText(r));
   }
-  if (r.max) return absl::StrCat(r.symbol, " <= ", *r.max);
-  if (r.min && *r.min > 1) return absl::StrCat(r.symbol, " >= ", *r.min);
+  if (r.max) return absl::StrCat(r.symbol, " <= ", *r.max, AlsoText(r));
+  if (r.min && *r.min > 1) return absl::StrCat(r.symbol, " >= ", *r.min, AlsoText(r));
   return absl::StrCat(r.symbol, " at any size");
 }
 
@@ -449,6 +449,30 @@ std::optional<int64_t> Solution::PeriodOf(const std::string& symbol, int64_t lo,
   return std::nullopt;
 }
 
+void Solution::OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const {
+  constexpr size_t kMostShown = 3;
+  SymbolScan scan(ConstraintsOver(symbol), witness_, symbol);
+  auto found = [&](int64_t t) {
+    if (!scan.Holds(t)) return false;
+    if (r.also.size() == kMostShown) {
+      r.more = true;
+      return true;
+    }
+    r.also.push_back(t);
+    return false;
+  };
+  // Below the window densely, as far as a dense scan goes; above it as the window's own scan
+  // steps (dense, then sparser), up to its limit.
+  for (int64_t t = std::max<int64_t>(1, lo - 1 - kDenseScan); t < lo - 1; ++t) {
+    if (found(t)) return;
+  }
+  if (hi > kScanLimit) return;
+  for (int64_t t = hi + 2; t <= kScanLimit;) {
+    if (found(t)) return;
+    t += t - hi <= kDenseScan ? 1 : std::max<int64_t>(1, (t - hi) / 8);
+  }
+}
+
 Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std::vector<Pin>& pins,
                              bool repeats) const {
   Witness w;
@@ -467,6 +491,7 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
                   }))) {
       r.every = PeriodOf(s, *r.min, *r.max);
     }
+    if (!r.every) OtherSizes(s, range->first, range->second, r);
     parts.push_back(RangeText(r));
     w.ranges.push_back(std::move(r));
   }

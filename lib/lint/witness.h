@@ -64,6 +64,9 @@ class Solution {
   // The period after which the sizes [lo, hi] of `symbol` work again, when they do, window for
   // window, twice over (SymbolRange::every).
   std::optional<int64_t> PeriodOf(const std::string& symbol, int64_t lo, int64_t hi) const;
+  // The sizes of `symbol` outside [lo, hi] (hi past kScanLimit: none above) that work with the
+  // others at the witness, into r.also and r.more (SymbolRange::also).
+  void OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const;
 
   const infer::Inference& inference_;
   const std::vector<const infer::Requirement*>& constraints_;

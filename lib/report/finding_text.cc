@@ -18,12 +18,14 @@ namespace {
 std::string RangeText(const lint::SymbolRange& r, const TextStyle& style) {
   const std::string symbol = style.name(r.symbol);
   if (r.min && r.max) {
-    if (*r.min == *r.max) return absl::StrCat(symbol, " = ", *r.min, lint::RepeatText(r));
-    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]", lint::RepeatText(r));
+    if (*r.min == *r.max)
+      return absl::StrCat(symbol, " = ", *r.min, lint::RepeatText(r), lint::AlsoText(r));
+    return absl::StrCat(symbol, " in [", *r.min, ", ", *r.max, "]", lint::RepeatText(r),
+                        lint::AlsoText(r));
   }
-  if (r.max) return absl::StrCat(symbol, " <= ", *r.max);
+  if (r.max) return absl::StrCat(symbol, " <= ", *r.max, lint::AlsoText(r));
   // Sizes are at least 1 anyway; "seq >= 1" would only add noise.
-  if (r.min && *r.min > 1) return absl::StrCat(symbol, " >= ", *r.min);
+  if (r.min && *r.min > 1) return absl::StrCat(symbol, " >= ", *r.min, lint::AlsoText(r));
   return "";
 }
 

@@ -41,6 +41,8 @@ Json ToJson(const lint::Witness& witness) {
     range["min"] = OptionalInt(r.min);
     range["max"] = OptionalInt(r.max);
     range["every"] = OptionalInt(r.every);
+    range["also"] = r.also;
+    range["more"] = r.more;
     ranges.push_back(std::move(range));
   }
   j["ranges"] = std::move(ranges);

@@ -78,7 +78,7 @@ constexpr double kMinUnseenFlaggedWithExportDims = 0.72;
 // docs/ground-truth.md). Two alone: SL003 on TorchScript's static output declarations, which the
 // graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts).
 constexpr int kMaxUnseenWarnedHealthy = 2;
-constexpr int kMaxUnseenWarnedHealthyWithExportDims = 5;
+constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
 
 // Healthy models with an error whose source accepts only the export size, each explained in
 // docs/ground-truth.md: onnxslim folds Gather(weight, constant indices) into an initializer
@@ -99,16 +99,6 @@ const std::set<std::string> kUnseenKnownFalseErrors = {
     // SL002: TorchScript declared the output [2, 5, 8] static; ONNX Runtime ignores output
     // declarations and runs at every size (the counterexample ran: ok). Eager does not share it.
     "chunk_mean_unflatten.ts.onnx",
-    // SL003: the output declares c4's H, W, the graph computes max(c4, 2 * p5): the
-    // counterexample (c4 not twice p5) fails in eager PyTorch too. Eager shares it.
-    "fpn_topdown_scale.dynamo.onnx",
-    // SL005 (alone and told) and SL007 (told): the 4-wide rotary table meets the feature axis,
-    // whose other sizes fail in eager PyTorch too (the file declares T static at 5). Eager shares.
-    "rope_cache_slice_int.dynamo.onnx",
-    // SL007, told only: the rotary halves x[..., :4], x[..., 4:] read as 8 // 2; eager fails at the
-    // counterexample's feature sizes too (the tables are 4 wide). Eager shares it.
-    "rope_cache_slice.dynamo.onnx",
-    "rope_on_the_fly.dynamo.onnx",
 };
 
 struct Score {

@@ -2,6 +2,7 @@
 #include "lint/export_ranges.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,40 @@ TEST_CASE("export ranges: what does not read as NAME: VR[LO, HI] gives no range"
   REQUIRE(r.size() == 1);
   CHECK(r.at("s0").min == 3);
   CHECK(ParseRangeConstraints("{s0: VR[99999999999999999999, 1]}").empty());  // past int64
+}
+
+TEST_CASE("export ranges: the user's names take the range every unnamed entry shares", "[lint]") {
+  using Ranges = std::map<std::string, ExportRange>;
+  // Dim("batch"), Dim("feat"): the ONNX input carries the user's names, the record torch's.
+  const Ranges named = RangesOfInputSymbols(
+      ParseRangeConstraints("{s77: VR[0, int_oo], s53: VR[0, int_oo]}"), {"batch", "feat"});
+  REQUIRE(named.size() == 2);
+  CHECK(named.at("feat").min == 0);
+  CHECK(!named.at("feat").max);
+  // A derived dim's entry (2*s78) is one of the left-over entries like any other.
+  const Ranges derived = RangesOfInputSymbols(
+      ParseRangeConstraints("{s26: VR[2, int_oo], 2*s78: VR[2, int_oo], s78: VR[2, int_oo]}"),
+      {"c4_batch", "c4_height", "p5_height"});
+  REQUIRE(derived.size() == 3);
+  CHECK(derived.at("c4_height").min == 2);
+  // Names that match are read by name, and only the rest share what is left.
+  const Ranges mixed = RangesOfInputSymbols(
+      ParseRangeConstraints("{s27: VR[8, 8], s77: VR[2, int_oo]}"), {"s27", "batch"});
+  CHECK(mixed.at("s27").max == 8);
+  CHECK(mixed.at("batch").min == 2);
+  CHECK(!mixed.at("batch").max);
+  // Left-over entries that differ, or a bounded one: which input has which is not known.
+  CHECK(RangesOfInputSymbols(ParseRangeConstraints("{s77: VR[0, int_oo], s53: VR[2, int_oo]}"),
+                             {"batch", "feat"})
+            .empty());
+  CHECK(RangesOfInputSymbols(ParseRangeConstraints("{s77: VR[0, int_oo], s53: VR[8, 8]}"),
+                             {"batch", "feat"})
+            .empty());
+  CHECK(RangesOfInputSymbols(ParseRangeConstraints("{s53: VR[2, 64]}"), {"feat"}).empty());
+  // Every entry named already: nothing is left to share.
+  CHECK(
+      RangesOfInputSymbols(ParseRangeConstraints("{s77: VR[0, int_oo]}"), {"s77", "feat"}).size() ==
+      1);
 }
 
 TEST_CASE("export ranges: bounds keep witnesses and counterexamples inside", "[lint]") {

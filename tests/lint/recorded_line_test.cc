@@ -117,6 +117,34 @@ TEST_CASE("SL007: a recorded line without int(), or no record, says nothing of k
             .empty());
 }
 
+TEST_CASE("a recorded line that writes a number", "[lint]") {
+  CHECK(WritesNumber("x1, x2 = x[..., :4], x[..., 4:]", 4));
+  CHECK(WritesNumber("return torch.topk(x, 4, dim=-1)[0]", 4));
+  CHECK(WritesNumber("return x[:, -5:]", -5));
+  CHECK(WritesNumber("return x.view(2, -1)", 2));
+  // Part of a float, a name, a longer number, or not there at all.
+  CHECK_FALSE(WritesNumber("x[:, :int(x.shape[1] * 0.5)]", 5));
+  CHECK_FALSE(WritesNumber("x[:, :int(x.shape[1] * 0.5)]", 10));
+  CHECK_FALSE(WritesNumber("return self.conv4(x4)", 4));
+  CHECK_FALSE(WritesNumber("return x[:, :14]", 4));
+  CHECK_FALSE(WritesNumber("return x[:, :41]", 4));
+  CHECK_FALSE(WritesNumber("return x * 1e4", 4));
+  CHECK_FALSE(WritesNumber("", 4));
+}
+
+TEST_CASE("SL007: a literal its recorded line writes is the module's own", "[lint]") {
+  // k = 4 = s53 // 2 at the specialized s53 = 8. By hand: computed with int() on the line, the
+  // trace wrote the example's half, and at s53 = 3 ONNX Runtime's TopK of 4 fails where eager
+  // takes 1: an error. Written as 4 on the line, eager fails there too: the module's k, no
+  // example size (SL011 speaks of the specialization).
+  const auto computed =
+      Sl007(TopKModel(4, "return torch.topk(x, int(x.size(-1)) // 2, dim=-1)[0]", kSpecialized));
+  REQUIRE(computed.size() == 1);
+  CHECK(computed[0].severity == Severity::kError);
+  CHECK(absl::StrContains(computed[0].message, "TopK k 4 = s53 // 2 with s53 = 8"));
+  CHECK(Sl007(TopKModel(4, "return torch.topk(x, 4, dim=-1)[0]", kSpecialized)).empty());
+}
+
 // tokens[B, T, 8] + table[1, 5, 8], the Add recorded with the stack `frames` (outermost first,
 // the i-th at line 100 + i of model.py); with `resize_frames`, a Resize of another input
 // recorded with that stack (its output unused): frames alike in place and text are one frame.

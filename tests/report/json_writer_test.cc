@@ -68,8 +68,13 @@ TEST_CASE("json: an error finding with witness and counterexample", "[report][js
   const json& w = f["witness"];
   CHECK(w["summary"] == "works only for s2 in [6, 8] and s3 in [6, 7]");
   REQUIRE(w["ranges"].size() == 2);
-  CHECK(w["ranges"][1] ==
-        json{{"symbol", "s3"}, {"value", 6}, {"min", 6}, {"max", 7}, {"every", nullptr}});
+  CHECK(w["ranges"][1] == json{{"symbol", "s3"},
+                               {"value", 6},
+                               {"min", 6},
+                               {"max", 7},
+                               {"every", nullptr},
+                               {"also", json::array()},
+                               {"more", false}});
   CHECK(w["relations"] == json::array());
 
   const json& cx = f["counterexample"];

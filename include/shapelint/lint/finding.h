@@ -71,11 +71,21 @@ struct SymbolRange {
   // The sizes [min, max] work again every this many sizes ([min + every, max + every], ...):
   // a congruence, as where a view rounds a size up to a multiple. nullopt: no repetition.
   std::optional<int64_t> every;
+  // Sizes outside [min, max] that work as well with the others at the witness, the first few
+  // the search found (a broadcast at 1, a second size a table fits): "works only for" a window
+  // must not leave them out. Empty when none was found or `every` says how the window repeats.
+  std::vector<int64_t> also;
+  // True when the search stopped at its limit of `also` with more sizes left to find.
+  bool more = false;
 };
 
 // How `range` repeats, to follow its text: " (and again every 64: [121, 128], ...)"; "" when it
 // does not (SymbolRange::every).
 std::string RepeatText(const SymbolRange& range);
+
+// The sizes outside the window that work too, to follow its text: " or 8", " or 1, 8, 12 or
+// more"; "" when none (SymbolRange::also).
+std::string AlsoText(const SymbolRange& range);
 
 // The sizes at which the model works: a binding under which every pin holds.
 struct Witness {
