@@ -317,15 +317,6 @@ class ExampleSizeLiteral : public Rule {
         f.notes.push_back(
             {absl::StrCat("the literal is initializer '", o->name, "'"), std::nullopt});
       }
-      if (recorded) {
-        f.notes.push_back(
-            {absl::StrCat("torch.export specialized ", absl::StrJoin(symbols, ", "),
-                          " to the export size (range_constraints): forward either computed "
-                          "this value with int() or Python arithmetic on the size (then compute "
-                          "it from the tensor's shape, as the help says), or checks the size "
-                          "and accepts only this one (then declare the axis static)"),
-             std::nullopt});
-      }
       f.fix =
           "compute the size from the tensor inside the model (x.shape[-1] // 2 rather than "
           "int(x.size(-1)) // 2; x[:, -1] for the last row; adaptive or global pooling for a "

@@ -188,6 +188,7 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
     rule->Check(analysis, findings);
     for (size_t i = before; i < findings.size(); ++i) {
       ApplySeverityPolicy(findings[i]);
+      NoteSpecializedReadings(analysis.specialized(), findings[i]);
       symbol_axes.Name(findings[i]);
     }
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);

@@ -1,5 +1,10 @@
 #include "lint/severity.h"
 
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace shapelint::lint {
 
 Severity SeverityOf(Evidence evidence) {
@@ -26,6 +31,26 @@ void ApplySeverityPolicy(Finding& f) {
     f.evidence = Evidence::kHypothesis;
   }
   f.severity = SeverityOf(f.evidence);
+}
+
+void NoteSpecializedReadings(const std::map<std::string, int64_t>& specialized, Finding& f) {
+  if (f.severity == Severity::kNote || !f.counterexample) return;
+  std::vector<std::string> moved;
+  for (const auto& [symbol, size] : f.counterexample->binding) {
+    auto it = specialized.find(symbol);
+    if (it != specialized.end() && it->second != size) {
+      moved.push_back(absl::StrCat(symbol, " to ", it->second));
+    }
+  }
+  if (moved.empty()) return;
+  f.notes.push_back(
+      {absl::StrCat("torch.export specialized ", absl::StrJoin(moved, ", "),
+                    " (range_constraints), and the counterexample moves it: forward either "
+                    "computed a value from the size as a Python number (int(), arithmetic on "
+                    "x.shape), which the graph holds (then compute it from the tensor's shape), or "
+                    "checks the size and accepts only this one, and then eager PyTorch fails at "
+                    "the counterexample too (then declare the axis static)"),
+       std::nullopt});
 }
 
 }  // namespace shapelint::lint

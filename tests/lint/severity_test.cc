@@ -3,6 +3,10 @@
 #include "lint/severity.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace shapelint::lint {
 namespace {
@@ -41,6 +45,36 @@ TEST_CASE("severity policy: an error's evidence without a counterexample is a hy
   hint.counterexample = Counterexample{};  // a counterexample does not make a hint an error
   ApplySeverityPolicy(hint);
   CHECK(hint.severity == Severity::kWarning);
+}
+
+TEST_CASE("a counterexample that moves a specialized symbol states both readings of the record",
+          "[lint][severity]") {
+  const std::map<std::string, int64_t> specialized = {{"s53", 224}};
+  auto finding = [](Severity severity, std::vector<std::pair<std::string, int64_t>> binding) {
+    Finding f;
+    f.severity = severity;
+    f.counterexample = Counterexample{};
+    f.counterexample->binding = std::move(binding);
+    return f;
+  };
+  // CoaT: s53 specialized to 224 by an assert, the counterexample at 228.
+  Finding moved = finding(Severity::kError, {{"s53", 228}, {"s77", 2}});
+  NoteSpecializedReadings(specialized, moved);
+  REQUIRE(moved.notes.size() == 1);
+  CHECK(moved.notes[0].message.find("torch.export specialized s53 to 224") == 0);
+  CHECK(moved.notes[0].message.find("eager PyTorch fails at the counterexample too") !=
+        std::string::npos);
+  // The specialized symbol at its size, a symbol not specialized moved, a note, no counterexample.
+  Finding kept = finding(Severity::kError, {{"s53", 224}, {"s77", 3}});
+  NoteSpecializedReadings(specialized, kept);
+  CHECK(kept.notes.empty());
+  Finding note = finding(Severity::kNote, {{"s53", 228}});
+  NoteSpecializedReadings(specialized, note);
+  CHECK(note.notes.empty());
+  Finding none;
+  none.severity = Severity::kError;
+  NoteSpecializedReadings(specialized, none);
+  CHECK(none.notes.empty());
 }
 
 TEST_CASE("severity policy: evidence names are the JSON report's", "[lint][severity]") {
