@@ -131,12 +131,15 @@ void WriteWitness(const lint::Witness& w, std::string& out) {
   if (!w.ranges.empty()) {
     absl::StrAppend(
         &out,
-        "<table class=\"ranges\"><thead><tr><th>symbol</th><th>at export</th>"
-        "<th>works from</th><th>works up to</th><th>and again every</th></tr></thead><tbody>");
+        "<table class=\"ranges\"><thead><tr><th>symbol</th><th>witness</th>"
+        "<th>works from</th><th>works up to</th><th>and again every</th><th>also at</th></tr>"
+        "</thead><tbody>");
     for (const lint::SymbolRange& r : w.ranges) {
+      const std::string also =
+          r.also.empty() ? "-" : absl::StrCat(absl::StrJoin(r.also, ", "), r.more ? ", ..." : "");
       absl::StrAppend(&out, "<tr><td class=\"mono\">", Html(r.symbol), "</td><td>", r.value,
                       "</td><td>", OptionalSize(r.min), "</td><td>", OptionalSize(r.max),
-                      "</td><td>", OptionalSize(r.every), "</td></tr>\n");
+                      "</td><td>", OptionalSize(r.every), "</td><td>", also, "</td></tr>\n");
     }
     absl::StrAppend(&out, "</tbody></table>\n");
   }
