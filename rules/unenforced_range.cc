@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/export_ranges.h"
@@ -42,15 +43,14 @@ class UnenforcedRange : public Rule {
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     const ir::Graph& graph = analysis.model().graph();
-    std::vector<std::string> seen;
+    if (analysis.recorded_bounds().empty()) return;
+    absl::flat_hash_set<std::string> seen;
     for (const infer::InputDim& d : analysis.inference().input_dims) {
       const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
       if (!name) continue;
       const std::string symbol(*name);
-      if (std::find(seen.begin(), seen.end(), symbol) != seen.end()) continue;
-      seen.push_back(symbol);
       auto it = analysis.recorded_bounds().find(symbol);
-      if (it == analysis.recorded_bounds().end()) continue;
+      if (it == analysis.recorded_bounds().end() || !seen.insert(symbol).second) continue;
       const ExportRange& range = it->second;
       std::optional<Outside> outside;
       if (range.max && *range.max >= kSmallestGuardedMax) {

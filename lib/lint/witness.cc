@@ -375,12 +375,19 @@ std::optional<std::pair<int64_t, int64_t>> Solution::RangeOf(const std::string& 
 }
 
 std::vector<const Requirement*> Solution::ConstraintsOver(const std::string& symbol) const {
-  std::vector<const Requirement*> mine;
-  for (const Requirement* r : constraints_) {
-    auto s = SymbolsOf(*r);
-    if (std::find(s.begin(), s.end(), symbol) != s.end()) mine.push_back(r);
+  // Indexed once: asked for every symbol of a witness, a scan of every constraint each time
+  // would make the witness quadratic in the symbols.
+  if (!by_symbol_) {
+    by_symbol_.emplace();
+    for (const Requirement* r : constraints_) {
+      std::vector<std::string> s = SymbolsOf(*r);
+      std::sort(s.begin(), s.end());
+      s.erase(std::unique(s.begin(), s.end()), s.end());
+      for (std::string& name : s) (*by_symbol_)[std::move(name)].push_back(r);
+    }
   }
-  return mine;
+  auto it = by_symbol_->find(symbol);
+  return it == by_symbol_->end() ? std::vector<const Requirement*>{} : it->second;
 }
 
 namespace {
@@ -450,6 +457,16 @@ std::optional<int64_t> Solution::PeriodOf(const std::string& symbol, int64_t lo,
 }
 
 void Solution::OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const {
+  if (auto cached = also_cache_.find(symbol); cached != also_cache_.end()) {
+    std::tie(r.also, r.more) = cached->second;
+    return;
+  }
+  FindOtherSizes(symbol, lo, hi, r);
+  also_cache_[symbol] = {r.also, r.more};
+}
+
+void Solution::FindOtherSizes(const std::string& symbol, int64_t lo, int64_t hi,
+                              SymbolRange& r) const {
   constexpr size_t kMostShown = 3;
   SymbolScan scan(ConstraintsOver(symbol), witness_, symbol);
   auto found = [&](int64_t t) {

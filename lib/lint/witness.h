@@ -67,6 +67,7 @@ class Solution {
   // The sizes of `symbol` outside [lo, hi] (hi past kScanLimit: none above) that work with the
   // others at the witness, into r.also and r.more (SymbolRange::also).
   void OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const;
+  void FindOtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const;
 
   const infer::Inference& inference_;
   const std::vector<const infer::Requirement*>& constraints_;
@@ -74,6 +75,11 @@ class Solution {
   absl::flat_hash_set<std::string> unsolved_;
   // Ranges are asked for repeatedly (witness, counterexample, blame) and the witness is fixed.
   mutable absl::flat_hash_map<std::string, std::optional<std::pair<int64_t, int64_t>>> range_cache_;
+  // The constraints over each symbol, in the constraints' order (ConstraintsOver), built once.
+  mutable std::optional<absl::flat_hash_map<std::string, std::vector<const infer::Requirement*>>>
+      by_symbol_;
+  // The sizes outside the window that work, by symbol (OtherSizes), found once.
+  mutable absl::flat_hash_map<std::string, std::pair<std::vector<int64_t>, bool>> also_cache_;
 };
 
 }  // namespace shapelint::lint
