@@ -36,6 +36,8 @@ namespace {
 
 // The smallest upper bound read as a guard of the code: a batch read at 1 leaves [1, 2].
 constexpr int64_t kSmallestGuardedMax = 3;
+// Past this an upper bound guards no size anyone runs, and one more would overflow.
+constexpr int64_t kLargestGuardedMax = int64_t{1} << 62;
 
 class UnenforcedRange : public Rule {
  public:
@@ -53,7 +55,7 @@ class UnenforcedRange : public Rule {
       if (it == analysis.recorded_bounds().end() || !seen.insert(symbol).second) continue;
       const ExportRange& range = it->second;
       std::optional<Outside> outside;
-      if (range.max && *range.max >= kSmallestGuardedMax) {
+      if (range.max && *range.max >= kSmallestGuardedMax && *range.max < kLargestGuardedMax) {
         outside = RunsAt(analysis, symbol, *range.max + 1);
       }
       if (outside) out.push_back(Report(analysis, graph, d, symbol, range, *outside));

@@ -110,6 +110,19 @@ g (float[s27] x) => (float[s27] y) {
     REQUIRE(findings.ok());
     CHECK(findings->empty());
   }
+  // An upper bound at int64's limit: read, and no size past it is tried (SL014 would overflow).
+  const std::string huge =
+      absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 17], metadata_props: )",
+                   R"(["pkg.torch.export.ExportedProgram.range_constraints": )",
+                   R"("{s27: VR[0, 9223372036854775807]}"]>
+g (float[s27] x) => (float[s27] y) {
+  y = Relu (x)
+})");
+  auto model = ir::LoadModelFromBytes(huge, "ranges.onnxtxt");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model);
+  REQUIRE(findings.ok());
+  CHECK(findings->empty());
   // A negative lower bound is no bound; the upper one stays.
   const auto r = ParseRangeConstraints("{s0: VR[-3, 8]}");
   CHECK(r.at("s0").min == -3);
