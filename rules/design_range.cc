@@ -184,10 +184,12 @@ class DesignRange : public Rule {
         {absl::StrCat("torch.export traced ", names, " symbolically (",
                       std::string(kRangeConstraintsKey), " gives ",
                       pin.symbols.size() > 1 ? "them" : "it",
-                      " more than one size), so no constant of the graph holds ",
+                      " more than one size), so a constant of the graph holds ",
                       pin.symbols.size() > 1 ? "their" : "its",
-                      " example size: the limit is a buffer, a parameter or a size written in "
-                      "the model's code, and eager PyTorch fails past it too"),
+                      " example size only through int() of float arithmetic on it (int(x.size(1) "
+                      "* 0.5)), which the record does not show: the limit is most likely a buffer, "
+                      "a parameter or a size written in the model's code, and eager PyTorch "
+                      "fails past it too"),
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names,
                          " where the witness says, or change the module that fixes the size");

@@ -63,7 +63,8 @@ struct InputSymbolRanges {
   // size out of the constants it computes (a size read as a Python int specializes the symbol,
   // a guard narrows its range), so a literal tensor of the graph does not hold its example
   // value. Attributes that the exporter's decompositions set from the example's sizes (an
-  // adaptive pool's kernel) are not literals.
+  // adaptive pool's kernel) are not literals. One leak, seen on torch 2.15: int() of float
+  // arithmetic on the size (int(x.size(1) * 0.5)) writes a number and leaves the range as it is.
   std::vector<std::string> traced;
   // Ranges narrower than every size yet holding more than one (VR[2, int_oo], VR[64, int_oo],
   // VR[1, 2]): the sizes the exported program is claimed for, which witnesses and
