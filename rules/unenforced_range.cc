@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/export_ranges.h"
+#include "lint/requirements.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -90,7 +91,7 @@ class UnenforcedRange : public Rule {
     std::vector<std::string> parts;
     parts.reserve(shapes.size());
     for (const ShapeAt& s : shapes) {
-      parts.push_back(absl::StrCat(s.value, " [", absl::StrJoin(s.actual, ", "), "]"));
+      parts.push_back(absl::StrCat(s.value, " ", FormatDims(s.actual)));
     }
     return absl::StrJoin(parts, ", ");
   }
@@ -99,7 +100,7 @@ class UnenforcedRange : public Rule {
     std::vector<std::string> parts;
     parts.reserve(shapes.size());
     for (const auto& [name, dims] : shapes) {
-      parts.push_back(absl::StrCat(name, " [", absl::StrJoin(dims, ", "), "]"));
+      parts.push_back(absl::StrCat(name, " ", FormatDims(dims)));
     }
     return absl::StrJoin(parts, ", ");
   }

@@ -111,7 +111,10 @@ bool TakesIntOfSize(std::string_view code) {
 }
 
 bool WritesNumber(std::string_view code, int64_t value) {
-  const std::string digits = absl::StrCat(value < 0 ? -(value + 1) + uint64_t{1} : value);
+  // The magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64_t.
+  const uint64_t magnitude =
+      value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  const std::string digits = absl::StrCat(magnitude);
   // Part of a longer number, a float or a name (x4, 0.5, 1e4, _4) is not the number.
   auto joins = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
   for (size_t at = code.find(digits); at != std::string_view::npos;
