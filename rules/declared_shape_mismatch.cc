@@ -150,9 +150,7 @@ class DeclaredShapeMismatch : public Rule {
     }
     if (false_at_export) return Evidence::kWrongDeclaration;
     // A number declared where the graph follows the inputs with no literal on the way.
-    if (r.rhs.IsConstant() && !r.lhs.IsConstant() && r.lhs.IsPolynomial()) {
-      return Evidence::kBakedDeclaration;
-    }
+    if (IsBakedDeclaration(r)) return Evidence::kBakedDeclaration;
     return Evidence::kContradiction;
   }
 

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/literals.h"
 #include "lint/provenance.h"
 #include "lint/rule.h"
 
@@ -164,6 +165,66 @@ bool AllSpecialized(const Analysis& analysis, const std::vector<std::string>& sy
   return true;
 }
 
+// True when `node` is a layer's contraction with a trained weight: a MatMul, Gemm or Conv whose
+// second input is a float initializer, or its transpose.
+bool ContractsWithWeight(const ir::Graph& g, int node) {
+  if (node < 0 || node >= g.num_nodes()) return false;
+  const ir::Node n = g.node(node);
+  static constexpr std::string_view kLayers[] = {"MatMul", "Gemm", "Conv", "ConvTranspose"};
+  if (std::find(std::begin(kLayers), std::end(kLayers), n.op_type()) == std::end(kLayers) ||
+      n.input_size() < 2) {
+    return false;
+  }
+  std::string weight(n.input(1));
+  if (const int p = g.Producer(weight); p >= 0 && g.node(p).op_type() == "Transpose") {
+    weight = g.node(p).input(0);
+  }
+  const auto* t = g.Initializer(weight);
+  return t != nullptr && IsFloating(t->data_type());
+}
+
+// True when the graph fails only below the export size at a layer that contracts with a trained
+// weight: `c` moves every symbol down from it,
+// and at each of `symbols` moved up (one, two, twice and four times the size, the others at the
+// export size) the graph runs and agrees with its output declarations. A literal sized for the
+// weight it feeds, that the graph needs at least and runs past, is a fixed width of the
+// module's own (x[..., 4:8] for a head of 4 features), which eager PyTorch shares. A bake of
+// the size a layer contracts over breaks above the example as below; an index or a k (the last
+// row, TopK of half) may run past it, with wrong values, and is not read this way.
+constexpr int64_t kLargestProbe = int64_t{1} << 40;
+
+bool FailsOnlyBelow(const Analysis& analysis, const std::vector<std::string>& symbols,
+                    const Counterexample& c) {
+  if (!c.node_fails || c.failing_node.graph != "main" ||
+      !ContractsWithWeight(analysis.model().graph(), c.failing_node.index)) {
+    return false;
+  }
+  const sym::Binding& example = analysis.example();
+  bool moved = false;
+  for (const auto& [symbol, size] : c.binding) {
+    const std::optional<int64_t> d = example.Get(symbol);
+    if (!d || size == *d) continue;
+    if (size > *d) return false;
+    moved = true;
+  }
+  if (!moved) return false;
+  const sym::Binding base = analysis.ExampleOverWitness();
+  for (const std::string& symbol : symbols) {
+    const std::optional<int64_t> d = example.Get(symbol);
+    if (!d) return false;
+    for (int64_t factor : {1, 2}) {
+      for (int64_t v : {*d + factor, *d * 2 * factor}) {
+        if (v > kLargestProbe) continue;
+        sym::Binding at = base;
+        at.Set(symbol, v);
+        const Counterexample there = analysis.Evaluate(at);
+        if (!there.failure.empty() && !there.hint_only) return false;
+      }
+    }
+  }
+  return true;
+}
+
 // Where the graph keeps a literal that the trace would have computed otherwise: one of
 // `symbols` moved from its export size (to twice it first, where a window, a half or a double
 // visibly changes the output; then to the next sizes and the next perfect square), with the
@@ -300,6 +361,10 @@ class ExampleSizeLiteral : public Rule {
         counterexample = ChangeAwayFromExample(analysis, g, index, symbols, literals);
         evidence = Evidence::kExporterRecord;
       }
+      const bool least_size = evidence == Evidence::kContradiction && counterexample &&
+                              counterexample->node_fails &&
+                              FailsOnlyBelow(analysis, symbols, *counterexample);
+      if (least_size) evidence = Evidence::kHypothesis;
       Finding f = FindingAt(analysis, g, index, evidence,
                             absl::StrCat(node.op_type(), " ", absl::StrJoin(parts, "; "),
                                          ": a size computed once from the example input and "
@@ -316,6 +381,14 @@ class ExampleSizeLiteral : public Rule {
       } else if (o != nullptr && o->kind == infer::Origin::Kind::kInitializer) {
         f.notes.push_back(
             {absl::StrCat("the literal is initializer '", o->name, "'"), std::nullopt});
+      }
+      if (least_size) {
+        f.notes.push_back(
+            {absl::StrCat("the graph fails below the export size and runs at every larger size "
+                          "tried: the least size the node needs, which a fixed width of the "
+                          "module's own (x[..., 4:8] for a head of 4 features) has as well as a "
+                          "bake; a bake breaks above the export size too"),
+             std::nullopt});
       }
       f.fix =
           "compute the size from the tensor inside the model (x.shape[-1] // 2 rather than "

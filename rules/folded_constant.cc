@@ -8,12 +8,16 @@
 // initializer; blamed where it entered (the Expand, Tile or Resize it sizes, or its first
 // consumer). The repairs are in folded_constant_fix.cc.
 #include <algorithm>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "folded_constant_fix.h"
+#include "lint/literals.h"
+#include "lint/requirements.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -52,6 +56,21 @@ bool NamedAsLookupOutput(std::string_view name) {
   return consume("_output_") && digits() && last.empty();
 }
 
+// The length a Slice keeps on the first axis where its input moved (`before` at the witness,
+// `after` at the moved sizes) and its output (`out`, at the witness) is shorter than the input.
+std::optional<int64_t> KeptLength(const std::optional<std::vector<int64_t>>& before,
+                                  const std::optional<std::vector<int64_t>>& after,
+                                  const std::optional<std::vector<int64_t>>& out) {
+  if (!before || !after || !out || before->size() != after->size() ||
+      before->size() != out->size()) {
+    return std::nullopt;
+  }
+  for (size_t axis = 0; axis < before->size(); ++axis) {
+    if ((*before)[axis] != (*after)[axis] && (*out)[axis] < (*before)[axis]) return (*out)[axis];
+  }
+  return std::nullopt;
+}
+
 class FoldedConstant : public Rule {
  public:
   using Rule::Rule;
@@ -60,10 +79,29 @@ class FoldedConstant : public Rule {
     return site.literal().kind == LiteralSource::Kind::kConstant;
   }
 
+  // A crop that kept its length while the tensor it crops moved: the side of the failure that
+  // did not follow the input (blame's walk up a kept side), cut to a literal length.
+  bool ClaimsNode(const BlameSite& site, int node) const override {
+    const ir::Graph& g = site.graph();
+    const ir::Node n = g.node(node);
+    if (node == site.start() || n.op_type() != "Slice" || site.Changed(node) ||
+        !site.ValueChanged(n.input(0))) {
+      return false;
+    }
+    const std::optional<int64_t> length =
+        KeptLength(site.DimsAtWitness(n.input(0)), site.DimsAtMoved(n.input(0)),
+                   site.DimsAtWitness(n.output(0)));
+    return length && SliceLengthLiteral(site.inference(), g, node, *length).has_value();
+  }
+
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     for (const Cause& cause : analysis.causes()) {
       if (!Owns(cause)) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
+      if (cause.literal.kind == LiteralSource::Kind::kNone) {
+        ReportCrop(analysis, cause, r, out);
+        continue;
+      }
       const LiteralSource& src = cause.literal;
       const std::string what = src.node >= 0
                                    ? absl::StrCat("Constant '", src.graph->NodeLabel(src.node), "'")
@@ -117,6 +155,58 @@ class FoldedConstant : public Rule {
       }
       out.push_back(std::move(f));
     }
+  }
+
+ private:
+  // A crop claimed through ClaimsNode: the Slice kept a literal length at the witness while the
+  // cause's symbols moved.
+  void ReportCrop(const Analysis& analysis, const Cause& cause, const infer::Requirement& r,
+                  std::vector<Finding>& out) const {
+    const ir::Graph& g = *cause.graph;
+    const ir::Node n = g.node(cause.node);
+    const infer::TensorFact* in = analysis.inference().FindIn(g, n.input(0));
+    const auto before = analysis.DimsAt(n.input(0), analysis.witness());
+    const auto kept = analysis.DimsAt(n.output(0), analysis.witness());
+    std::optional<int64_t> length;
+    size_t axis = 0;
+    for (; before && kept && in != nullptr && in->shape && axis < before->size() &&
+           axis < kept->size() && axis < in->shape->size();
+         ++axis) {
+      const sym::MaybeExpr& d = (*in->shape)[axis];
+      if (d && !d->IsConstant() && (*kept)[axis] < (*before)[axis]) {
+        length = (*kept)[axis];
+        break;
+      }
+    }
+    const std::optional<LiteralSource> src =
+        length ? SliceLengthLiteral(analysis.inference(), g, cause.node, *length) : std::nullopt;
+    if (!src) return;
+    const std::string what = src->node >= 0
+                                 ? absl::StrCat("Constant '", g.NodeLabel(src->node), "'")
+                                 : absl::StrCat("initializer '", src->name, "'");
+    const auto& meets = r.graph->node(r.node);
+    Finding f = FindingFor(
+        analysis, cause, cause.node,
+        absl::StrCat("Slice keeps ", *length, " elements on axis ", axis, " of '",
+                     std::string(n.input(0)), "' (", FormatDims(*in->shape), "), bounded by ", what,
+                     " holding [", absl::StrJoin(src->values, ", "),
+                     "]: the crop was sized at the example input and meets the dynamic ",
+                     absl::StrJoin(cause.symbols, ", "), " in ", meets.op_type(), " (", r.what,
+                     ")"));
+    f.attribute = src->name;
+    f.notes.push_back({absl::StrCat("the crop keeps its length while the tensor it crops moves "
+                                    "with the input, and the other side of the ",
+                                    meets.op_type(), " follows the input"),
+                       std::nullopt});
+    f.fix =
+        "compute the crop from the tensors' shapes inside the model (th = up.shape[2], not "
+        "int(up.size(2))), so that the exporter keeps it dynamic";
+    if (analysis.fixes_wanted()) {
+      f.unfixable =
+          "the crop's length is arithmetic on the literal; which tensor's size it should follow "
+          "is the module's to say";
+    }
+    out.push_back(std::move(f));
   }
 };
 

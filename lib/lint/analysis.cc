@@ -53,6 +53,9 @@ Analysis::Analysis(const ir::Model& model)
       evaluator_(model_, inference_, symbols_, solution_, recorded_),
       signature_(model_) {
   specialized_ = recorded_.specialized;
+  for (const infer::Requirement& r : inference_.requirements) {
+    if (IsBakedDeclaration(r)) declared_at_example_.insert(r.value);
+  }
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
   for (const Pin& pin : pins_.pins) {
     const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise);

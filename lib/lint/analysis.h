@@ -141,6 +141,14 @@ class Analysis {
     return evaluator_.FailureNearExample(example_, symbols, graph, node, exact);
   }
 
+  // True when graph output `value` declares a number on some axis where the graph computes the
+  // dim from the inputs with no literal on the way (IsBakedDeclaration): the exporter wrote the
+  // whole declaration at the example (TorchScript declares every output dynamic_axes does not
+  // name so), and none of its numbers is evidence of a bake in the graph.
+  bool DeclaredAtExample(const std::string& value) const {
+    return declared_at_example_.contains(value);
+  }
+
   // True when a trained weight's shape fixes `symbol` to one size: a literal derived from it
   // is then a property of the model, not of the example. Known after AssignCauses, whichever
   // rules run.
@@ -171,6 +179,7 @@ class Analysis {
   std::vector<std::string> weight_symbols_;  // sorted
   absl::flat_hash_set<const infer::Requirement*> reported_through_causes_;
   bool fixes_wanted_ = false;
+  absl::flat_hash_set<std::string> declared_at_example_;  // graph outputs
 };
 
 // The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error

@@ -6,12 +6,15 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace shapelint::lint {
 namespace {
 
 // Upstream nodes visited when looking for the cause of a failure.
 constexpr int kMaxBlameVisits = 100000;
+// Nodes followed up the data inputs of a side that kept its size.
+constexpr int kMaxKeptDepth = 64;
 
 // The node a claimed literal is blamed on, and the chain from there to the failing node: the
 // Expand or Tile it sizes, else its first consumer on the way to the failure, else the failing
@@ -39,6 +42,7 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
   std::deque<int> queue{start};
   came_from[start] = -1;
   int visits = 0;
+  std::vector<int> kept;  // visited nodes whose outputs kept their dims at the moved sizes
   while (!queue.empty() && visits++ < kMaxBlameVisits) {
     const int node = queue.front();
     queue.pop_front();
@@ -49,7 +53,10 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
       for (int n = node; n >= 0; n = came_from[n]) cause.chain.push_back(n);
       return;
     }
-    if (node != start && !site.Changed(node)) continue;
+    if (node != start && !site.Changed(node)) {
+      kept.push_back(node);
+      continue;
+    }
     for (const auto& in : g.node(node).input()) {
       const int p = in.empty() ? -1 : g.Producer(in);
       if (p >= 0 && !came_from.contains(p)) {
@@ -58,13 +65,39 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
       }
     }
   }
-  if (site.literal().kind == LiteralSource::Kind::kNone) return;
-  for (const Matcher* m : matchers) {
-    if (!m->ClaimsLiteral(site)) continue;
-    cause.owner = m;
-    cause.literal = site.literal();
-    PlaceLiteral(cause.literal, site.start(), cause);
-    return;
+  if (site.literal().kind != LiteralSource::Kind::kNone) {
+    for (const Matcher* m : matchers) {
+      if (!m->ClaimsLiteral(site)) continue;
+      cause.owner = m;
+      cause.literal = site.literal();
+      PlaceLiteral(cause.literal, site.start(), cause);
+      return;
+    }
+  }
+  // The side that kept its size while the input moved: up its data inputs, the node whose
+  // input moved and whose output did not (a crop to a literal length) is where it stopped
+  // following the input, and may be where the example's size entered.
+  absl::flat_hash_set<int> followed;
+  for (int boundary : kept) {
+    int node = boundary;
+    for (int depth = 0; depth < kMaxKeptDepth && followed.insert(node).second; ++depth) {
+      const ir::Node n = g.node(node);
+      if (n.input_size() == 0 || n.input(0).empty()) break;
+      if (site.ValueChanged(n.input(0))) {
+        for (const Matcher* m : matchers) {
+          if (!m->ClaimsNode(site, node)) continue;
+          cause.owner = m;
+          cause.node = node;
+          for (int k = node; k >= 0; k = came_from[k]) cause.chain.push_back(k);
+          return;
+        }
+        break;
+      }
+      const int p = g.Producer(n.input(0));
+      if (p < 0 || came_from.contains(p)) break;
+      came_from[p] = node;
+      node = p;
+    }
   }
 }
 

@@ -66,6 +66,10 @@ class BlameSite {
   // True when an output of `node` has other dims at the moved sizes than at the witness: the
   // size being blamed passes through it.
   bool Changed(int node) const;
+  // True when `value` has other dims at the moved sizes than at the witness.
+  bool ValueChanged(std::string_view value) const {
+    return DimsAtWitness(value) != DimsAtMoved(value);
+  }
 
  private:
   const infer::Inference& inference_;

@@ -102,6 +102,11 @@ std::map<std::string, ExportRange> RangesOfInputSymbols(
   return out;
 }
 
+bool IsUnbacked(const std::string& name) {
+  return name.size() >= 2 && name[0] == 'u' &&
+         std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inference& inference) {
   InputSymbolRanges out;
   const std::map<std::string, ExportRange> record = ExportRanges(model);
@@ -130,6 +135,10 @@ InputSymbolRanges ReadInputSymbolRanges(const ir::Model& model, const infer::Inf
     if (!r.max) out.traced.push_back(it.first);
     ExportRange bound{r.min && *r.min > 1 ? r.min : std::nullopt, r.max};
     if (bound.min || bound.max) out.bounds.emplace(it.first, bound);
+  }
+  if (std::any_of(record.begin(), record.end(),
+                  [](const auto& e) { return IsUnbacked(e.first); })) {
+    out.traced.clear();
   }
   std::sort(out.traced.begin(), out.traced.end());
   out.traced.erase(std::unique(out.traced.begin(), out.traced.end()), out.traced.end());

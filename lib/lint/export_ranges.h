@@ -65,6 +65,9 @@ struct InputSymbolRanges {
   // value. Attributes that the exporter's decompositions set from the example's sizes (an
   // adaptive pool's kernel) are not literals. One leak, seen on torch 2.15: int() of float
   // arithmetic on the size (int(x.size(1) * 0.5)) writes a number and leaves the range as it is.
+  // Empty when the record holds unbacked sizes (u0, u1): torch 2.15 made some of int(size) so,
+  // and the graph then holds their example values as literals (a U-Net's crop of
+  // int(up.size(2))), so the record vouches for no symbol.
   std::vector<std::string> traced;
   // Ranges narrower than every size yet holding more than one (VR[2, int_oo], VR[64, int_oo],
   // VR[1, 2]): the sizes the exported program is claimed for, which witnesses and

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -154,12 +155,6 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   int sized = 0;
   for (int64_t d : src.dims) sized += d > 1 ? 1 : 0;
   return sized <= 1;
-}
-
-bool IsFloating(int32_t data_type) {
-  using ONNX_NAMESPACE::TensorProto;
-  return data_type == TensorProto::FLOAT || data_type == TensorProto::FLOAT16 ||
-         data_type == TensorProto::BFLOAT16 || data_type == TensorProto::DOUBLE;
 }
 
 // A literal that sizes an op through its values (Expand's target, Tile's repeats, Split's
@@ -340,6 +335,65 @@ class Tracer {
 };
 
 }  // namespace
+
+std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inference,
+                                                const ir::Graph& graph, int slice, int64_t length) {
+  // Bounds are a few scalars apart from their literals; a longer search reads the model.
+  constexpr int kMaxVisits = 32;
+  const ir::Node node = graph.node(slice);
+  if (node.op_type() != "Slice" || node.input_size() < 3 || length < 2) return std::nullopt;
+  std::vector<std::string> queue = {std::string(node.input(1)), std::string(node.input(2))};
+  absl::flat_hash_set<std::string> seen(queue.begin(), queue.end());
+  for (size_t i = 0; i < queue.size() && static_cast<int>(i) < kMaxVisits; ++i) {
+    const infer::TensorFact* fact = inference.FindIn(graph, queue[i]);
+    // Only small integer tensors whose values the engine tracks: a data tensor is no bound.
+    if (fact == nullptr || !fact->values) continue;
+    for (const infer::Element& e : *fact->values) {
+      const infer::Origin* o = inference.OriginOf(e.origin);
+      if (o == nullptr || !o->IsLiteral() || o->kind == infer::Origin::Kind::kAttribute ||
+          !e.value || e.value->AsConstant() != length) {
+        continue;
+      }
+      LiteralSource src = ShapeOperandSource(*o, fact);
+      src.consumer = slice;
+      src.entry = slice;
+      return src;
+    }
+    const int p = graph.Producer(queue[i]);
+    if (p < 0) continue;
+    const ir::Node producer = graph.node(p);
+    if (producer.op_type() == "Shape" || producer.op_type() == "Size") continue;
+    for (const auto& in : producer.input()) {
+      if (!in.empty() && seen.insert(std::string(in)).second) queue.emplace_back(in);
+    }
+  }
+  // x[:, 2:10]: no literal is the length, but literals alone bound it; the end names them.
+  const infer::TensorFact* starts = inference.FindIn(graph, node.input(1));
+  const infer::TensorFact* ends = inference.FindIn(graph, node.input(2));
+  auto literal = [&](const infer::Element& e) {
+    const infer::Origin* o = inference.OriginOf(e.origin);
+    const std::optional<int64_t> v = e.value ? e.value->AsConstant() : std::nullopt;
+    return o != nullptr && o->IsLiteral() && o->kind != infer::Origin::Kind::kAttribute && v &&
+           *v != std::numeric_limits<int64_t>::max() && *v != std::numeric_limits<int64_t>::min();
+  };
+  if (starts == nullptr || ends == nullptr || !starts->values || !ends->values ||
+      ends->values->empty() ||
+      !std::all_of(starts->values->begin(), starts->values->end(), literal) ||
+      !std::all_of(ends->values->begin(), ends->values->end(), literal)) {
+    return std::nullopt;
+  }
+  const infer::Origin* o = inference.OriginOf(ends->values->front().origin);
+  LiteralSource src = ShapeOperandSource(*o, ends);
+  src.consumer = slice;
+  src.entry = slice;
+  return src;
+}
+
+bool IsFloating(int32_t data_type) {
+  using ONNX_NAMESPACE::TensorProto;
+  return data_type == TensorProto::FLOAT || data_type == TensorProto::FLOAT16 ||
+         data_type == TensorProto::BFLOAT16 || data_type == TensorProto::DOUBLE;
+}
 
 // The targets (views into the model's metadata) and a table of their indices. An index is 4
 // bytes where a view is 16: past a hundred thousand names the table outgrows the caches, and

@@ -73,6 +73,17 @@ LiteralSource LiteralSideOf(const infer::Inference& inference,
                             const std::map<std::string, int64_t>& specialized,
                             const ParameterSignature& signature);
 
+// The literal in the computation of `slice`'s bounds (its starts and ends, through the small
+// integer arithmetic that makes them: Add, Div, Concat, Unsqueeze, ...) whose value is `length`,
+// the number of elements the Slice keeps on an axis: a crop to the example's size,
+// x[:, dh:dh + 8] of th = int(up.size(2)) = 8. Nothing when no literal of the bounds is that
+// length (a crop computed from the input's size, a literal start such as 1 of x[:, 1:]).
+std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inference,
+                                                const ir::Graph& graph, int slice, int64_t length);
+
+// True for ONNX float element types (float, float16, bfloat16, double).
+bool IsFloating(int32_t data_type);
+
 }  // namespace shapelint::lint
 
 #endif  // SHAPELINT_LIB_LINT_LITERALS_H_

@@ -10,6 +10,11 @@ namespace shapelint::lint {
 using infer::Relation;
 using infer::Requirement;
 
+bool IsBakedDeclaration(const Requirement& r) {
+  return r.kind == infer::RequirementKind::kDeclaredShape && r.interface && r.rhs.IsConstant() &&
+         !r.lhs.IsConstant() && r.lhs.IsPolynomial();
+}
+
 std::vector<std::string> SymbolsOf(const Requirement& r) {
   std::vector<std::string> s = r.lhs.Symbols();
   for (auto& x : r.rhs.Symbols()) s.push_back(std::move(x));

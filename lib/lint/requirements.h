@@ -33,6 +33,11 @@ bool FailingNear(const infer::Requirement& requirement, const std::vector<std::s
                  const sym::Binding& witness, sym::Binding& moved, int64_t nearby,
                  absl::FunctionRef<bool(const sym::Binding&)> accept);
 
+// True when `requirement` is a graph output's declaration that holds a number where the graph
+// computes the dim from the inputs with no literal on the way (a polynomial of input symbols):
+// the declaration, not the graph, is what was baked at the example.
+bool IsBakedDeclaration(const infer::Requirement& requirement);
+
 // "lhs == rhs", each side cut at kMaxExprText.
 std::string EqualityText(const infer::Requirement& requirement);
 // The relation as it must hold: "lhs == rhs, or either is 1", "lhs % rhs == 0", ...

@@ -1,9 +1,11 @@
 #include "lint/rule.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <string_view>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/provenance.h"
@@ -92,9 +94,39 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
         return p->requirement->kind == infer::RequirementKind::kDeclaredShape &&
                !p->requirement->interface;
       });
-  f.evidence = !hints_only              ? Evidence::kContradiction
-               : analysis.has_example() ? Evidence::kHint
-                                        : Evidence::kUnverifiedHint;
+  // Only declarations contradict it, and each graph output among them was declared at the
+  // example on every axis (another axis holds a number where the graph follows the inputs):
+  // the declaration may be what was baked as much as the graph, a hypothesis.
+  std::string example_output;
+  const bool example_declarations_only =
+      !hints_only && !cause.pins.empty() &&
+      std::all_of(cause.pins.begin(), cause.pins.end(), [&](const Pin* p) {
+        const infer::Requirement& r = *p->requirement;
+        if (r.kind != infer::RequirementKind::kDeclaredShape) return false;
+        if (!r.interface) return true;
+        // SL003 reports a baked declaration itself.
+        if (IsBakedDeclaration(r) || !analysis.DeclaredAtExample(r.value)) return false;
+        example_output = r.value;
+        return true;
+      });
+  f.evidence = example_declarations_only ? Evidence::kHypothesis
+               : !hints_only             ? Evidence::kContradiction
+               : analysis.has_example()  ? Evidence::kHint
+                                         : Evidence::kUnverifiedHint;
+  if (example_declarations_only) {
+    f.notes.push_back(
+        {absl::StrCat("only the declaration of output '", example_output,
+                      "' contradicts the graph here, and it declares another axis as a number "
+                      "where the graph follows the inputs: the exporter wrote it at the example "
+                      "(TorchScript declares so every output dynamic_axes does not name), so it "
+                      "may be the declaration that holds the example size, not the graph"),
+         std::nullopt});
+    // The witness keeps the declarations: say so, as ONNX Runtime does not check them.
+    if (f.witness && absl::StartsWith(f.witness->summary, "works only")) {
+      f.witness->summary = absl::StrCat("works with its declared outputs only",
+                                        f.witness->summary.substr(std::strlen("works only")));
+    }
+  }
   AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);
   if (node >= 0) f.source = SourceOf(graph.node(node));

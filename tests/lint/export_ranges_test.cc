@@ -89,6 +89,37 @@ TEST_CASE("export ranges: bounds keep witnesses and counterexamples inside", "[l
   CHECK(text == std::vector<std::string>{"2 >= b", "h >= 64"});
 }
 
+TEST_CASE("export ranges: a record with unbacked sizes vouches for no traced symbol", "[lint]") {
+  // torch 2.15 turned int(up.size(2)) of a U-Net's decoder into unbacked sizes (u0, u1) and
+  // the ONNX graph holds their example values as literals, while the input's own symbols keep
+  // their unbounded ranges (tests/corpus/fresh/unet_crop_int.dynamo.onnx). Such a record no
+  // longer says that no literal holds an example size: nothing is read as traced. Bounds and
+  // specializations are read as before.
+  auto read = [](const std::string& record) {
+    const std::string text =
+        absl::StrCat(R"(<ir_version: 8, opset_import: ["" : 17], metadata_props: )",
+                     R"(["pkg.torch.export.ExportedProgram.range_constraints": ")", record, R"("]>
+g (float[s53, s0, s27] x) => (float[s53, s0, s27] y) {
+  y = Relu (x)
+})");
+    auto model = ir::LoadModelFromBytes(text, "ranges.onnxtxt");
+    REQUIRE(model.ok());
+    const infer::Inference inference = infer::Infer(**model);
+    return ReadInputSymbolRanges(**model, inference);
+  };
+  const InputSymbolRanges plain = read("{s53: VR[6, int_oo], s0: VR[6, int_oo], s27: VR[4, 4]}");
+  CHECK(plain.traced == std::vector<std::string>{"s0", "s53"});
+  const InputSymbolRanges unbacked = read(
+      "{u0: VR[2, int_oo], u1: VR[0, int_oo], s53: VR[6, int_oo], s0: VR[6, int_oo], "
+      "s27: VR[4, 4]}");
+  CHECK(unbacked.traced.empty());
+  CHECK(unbacked.specialized == std::map<std::string, int64_t>{{"s27", 4}});
+  CHECK(unbacked.bounds.size() == 2);
+  // A name that only starts with u is a symbol like any other.
+  const InputSymbolRanges named = read("{s53: VR[6, int_oo], s0: VR[6, int_oo], u: VR[2, 9]}");
+  CHECK(named.traced == std::vector<std::string>{"s0", "s53"});
+}
+
 TEST_CASE("export ranges: a negative or past-int64 size specializes nothing", "[lint][hostile]") {
   for (const std::string range : {"VR[-5, -5]", "VR[9223372036854775807, 9223372036854775807]",
                                   "VR[6, 5]", "VR[4611686018427387905, int_oo]"}) {
