@@ -10,6 +10,8 @@
 // a size up to a multiple (Pin::rounds_up: the pad or resize before it is what is missing).
 // Also reports, without a failure, a literal first or last entry where the input has a
 // declared-dynamic dim and the target has a -1: x.view(int(x.size(0)), -1) mixes samples.
+#include "baked_reshape_target.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -440,6 +442,7 @@ class BakedReshapeTarget : public Rule {
                                   " holds sizes of the example input, but the ", "input shape ",
                                   FormatDims(*input->shape), " is dynamic"));
       f.attribute = "input 1 (shape)";
+      baked_reshape_target::NoteTrainedTable(analysis, cause, f);
       f.fix =
           "build the target from the input's shape or use 0 and -1 for dims that follow the "
           "input: x.flatten(1) or x.reshape(x.shape[0], -1) instead of "

@@ -389,6 +389,55 @@ std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inferenc
   return src;
 }
 
+std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node, int64_t size,
+                                               const ParameterSignature& signature) {
+  // Nodes downstream searched: an attention's bias meets its logits a few nodes on.
+  constexpr int kMaxVisits = 48;
+  auto table = [&](std::string_view value) -> std::optional<std::string> {
+    const auto* t = graph.Initializer(value);
+    if (t == nullptr || !IsFloating(t->data_type()) || t->dims_size() < 2 ||
+        std::find(t->dims().begin(), t->dims().end(), size) == t->dims().end()) {
+      return std::nullopt;
+    }
+    const std::string name(value);
+    if (!signature.Lists(name).value_or(IsParameterName(name))) return std::nullopt;
+    return name;
+  };
+  static constexpr std::string_view kLookups[] = {"Gather",    "Reshape",  "Transpose",
+                                                  "Unsqueeze", "Squeeze",  "Slice",
+                                                  "Expand",    "Identity", "GatherND"};
+  // A table meets what it is added to, scaled by or concatenated with; a layer's weight,
+  // which a MatMul or a Conv contracts over, sizes features, whatever its dims happen to equal.
+  static constexpr std::string_view kMeets[] = {"Add", "Sub", "Mul", "Div", "Concat", "Where"};
+  std::vector<int> queue = {node};
+  absl::flat_hash_set<int> seen = {node};
+  for (size_t i = 0; i < queue.size() && static_cast<int>(i) < kMaxVisits; ++i) {
+    const ir::Node n = graph.node(queue[i]);
+    const bool meets =
+        std::find(std::begin(kMeets), std::end(kMeets), n.op_type()) != std::end(kMeets);
+    for (const auto& in : n.input()) {
+      if (!meets || in.empty()) continue;
+      if (auto found = table(in)) return found;
+      const int p = graph.Producer(in);
+      if (p < 0) continue;
+      const ir::Node producer = graph.node(p);
+      if (std::find(std::begin(kLookups), std::end(kLookups), producer.op_type()) ==
+              std::end(kLookups) ||
+          producer.input_size() == 0) {
+        continue;
+      }
+      if (auto found = table(producer.input(0))) return found;
+    }
+    for (const auto& out : n.output()) {
+      if (out.empty()) continue;
+      for (int c : graph.Consumers(out)) {
+        if (seen.insert(c).second) queue.push_back(c);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 bool IsFloating(int32_t data_type) {
   using ONNX_NAMESPACE::TensorProto;
   return data_type == TensorProto::FLOAT || data_type == TensorProto::FLOAT16 ||

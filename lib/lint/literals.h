@@ -81,6 +81,15 @@ LiteralSource LiteralSideOf(const infer::Inference& inference,
 std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inference,
                                                 const ir::Graph& graph, int slice, int64_t length);
 
+// The trained table that meets `node`'s output within a few nodes downstream with a dim of
+// `size`: a float initializer of at least two dims that `signature` lists as a parameter (or,
+// where the model records no signature, named like one: "blocks.4.attn.attention_biases"),
+// added to, multiplied with or concatenated to what the output reaches, itself or through a
+// lookup or layout op (Gather, Reshape, Transpose, ...) of it; not a layer's weight. Its name,
+// or nothing.
+std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node, int64_t size,
+                                               const ParameterSignature& signature);
+
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
 

@@ -4,6 +4,8 @@
 //   # expect: none                         no finding at all (a lookalike)
 //   # expect-text: <text>                  appears in a finding's message, witness, notes or
 //                                          counterexample ("at B=2, T=9" and its failure)
+//   # expect-no-text: <text>               appears in none of them (a note a lookalike must
+//                                          not get)
 //   # expect-output: <value> [dims] declared [dims]
 //                                          the counterexample evaluates that graph output
 //   # export-dims: <sizes>                 lint as with --export-dims <sizes>
@@ -34,6 +36,7 @@ namespace fs = std::filesystem;
 struct Expectations {
   std::set<std::string> findings;  // "error SL001 y"
   std::vector<std::string> texts;
+  std::vector<std::string> absent;
   std::vector<std::string> outputs;  // "y [2, 3, 3, 4] declared [2, 3, 2, 3]"
   std::string export_dims;
   bool none = false;
@@ -53,6 +56,8 @@ Expectations ReadExpectations(const fs::path& path) {
       }
     } else if (absl::ConsumePrefix(&l, "# expect-text: ")) {
       e.texts.emplace_back(l);
+    } else if (absl::ConsumePrefix(&l, "# expect-no-text: ")) {
+      e.absent.emplace_back(l);
     } else if (absl::ConsumePrefix(&l, "# expect-output: ")) {
       e.outputs.emplace_back(l);
     } else if (absl::ConsumePrefix(&l, "# export-dims: ")) {
@@ -129,6 +134,10 @@ TEST_CASE("every rule fixture gives exactly the findings it expects", "[rules]")
       for (const std::string& t : expected.texts) {
         INFO("expected text: " << t);
         CHECK(absl::StrContains(text, t));
+      }
+      for (const std::string& t : expected.absent) {
+        INFO("text expected absent: " << t);
+        CHECK(!absl::StrContains(text, t));
       }
       for (const std::string& o : expected.outputs) {
         INFO("expected output: " << o << "\nactual outputs: " << absl::StrJoin(outputs, "; "));

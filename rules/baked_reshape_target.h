@@ -1,0 +1,19 @@
+// SL002's pieces outside its detection (baked_reshape_target.cc): the note on a trained table
+// sized like the baked grid (baked_reshape_target_table.cc). Private to the rule.
+#ifndef SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
+#define SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
+
+#include "lint/analysis.h"
+#include "shapelint/lint/finding.h"
+
+namespace shapelint::lint::baked_reshape_target {
+
+// Where a trained table sized like a literal of the cause's Reshape target that stands for
+// dynamic dims (an attention bias over the 49 tokens of a 7 x 7 grid) meets the reshaped tensor
+// downstream, adds to `f` that the module's own parameters may fix that size, so that eager
+// PyTorch fails at the counterexample too.
+void NoteTrainedTable(const Analysis& analysis, const Cause& cause, Finding& f);
+
+}  // namespace shapelint::lint::baked_reshape_target
+
+#endif  // SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
