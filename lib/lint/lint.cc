@@ -3,6 +3,7 @@
 #include "shapelint/lint/lint.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -51,6 +52,29 @@ void AddRecordedExampleSizes(Analysis& analysis) {
   // So are the input sizes a decomposed adaptive pool records (lint/recorded_sizes.h).
   for (const auto& [symbol, size] : RecordedPoolSizes(analysis.model(), analysis.inference())) {
     if (example.Get(symbol)) continue;
+    example.Set(symbol, size);
+    added = true;
+  }
+  // So are the sizes a graph output's declaration written at the example gives
+  // (Analysis::DeclaredAtExample): TorchScript declares an output dynamic_axes does not name at
+  // the example's sizes, so where the graph computes an axis as one input symbol, the number
+  // declared there is that symbol's size at export. A symbol two declarations disagree on is
+  // left out.
+  std::map<std::string, int64_t> declared;
+  std::set<std::string> disagree;
+  for (const infer::Requirement& r : analysis.inference().requirements) {
+    if (r.kind != infer::RequirementKind::kDeclaredShape || !r.interface ||
+        !analysis.DeclaredAtExample(r.value)) {
+      continue;
+    }
+    const std::optional<std::string_view> symbol = r.lhs.AsSymbol();
+    const std::optional<int64_t> size = r.rhs.AsConstant();
+    if (!symbol || !size || *size < 1) continue;
+    const auto [it, fresh] = declared.emplace(std::string(*symbol), *size);
+    if (!fresh && it->second != *size) disagree.insert(it->first);
+  }
+  for (const auto& [symbol, size] : declared) {
+    if (disagree.contains(symbol) || example.Get(symbol)) continue;
     example.Set(symbol, size);
     added = true;
   }
