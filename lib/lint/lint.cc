@@ -41,6 +41,8 @@ absl::StatusOr<sym::Binding> ExampleSizes(const Analysis& analysis, const ProbeS
 // The sizes torch.export specialized while tracing are sizes of the example for certain: they
 // join the example (the user's --export-dims win where both give one), so that the literals
 // derived from them are found without being told (SL007, SL008).
+constexpr int64_t kLargestDeclaredSize = int64_t{1} << 62;
+
 void AddRecordedExampleSizes(Analysis& analysis) {
   sym::Binding example = analysis.example();
   bool added = false;
@@ -69,7 +71,8 @@ void AddRecordedExampleSizes(Analysis& analysis) {
     }
     const std::optional<std::string_view> symbol = r.lhs.AsSymbol();
     const std::optional<int64_t> size = r.rhs.AsConstant();
-    if (!symbol || !size || *size < 1) continue;
+    // A size past any anyone runs gives nothing, as a recorded range starting there does.
+    if (!symbol || !size || *size < 1 || *size > kLargestDeclaredSize) continue;
     const auto [it, fresh] = declared.emplace(std::string(*symbol), *size);
     if (!fresh && it->second != *size) disagree.insert(it->first);
   }

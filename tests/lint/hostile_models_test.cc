@@ -122,6 +122,32 @@ g (float[0,3] x) => (float[0,3] y) {
   CHECK(notes.empty());
 }
 
+TEST_CASE("an output declared at the example with a size past any run gives it to no symbol",
+          "[hostile]") {
+  // The declaration reads as the exporter's record of the export sizes (axes that are numbers
+  // where the graph follows the inputs): T = 5 is taken from it, and SL007 reads the Gather's
+  // index 4 as T - 1; no one exported at a batch of 2^63 - 1, so B is not taken, and no
+  // witness or counterexample holds it.
+  auto model = ir::LoadModelFromBytes(Text(R"(
+last (float[B,T,D] x) => (float[B,D] y, float[9223372036854775807,5,8] z) {
+  index = Constant <value = int64 {4}> ()
+  y = Gather <axis = 1> (x, index)
+  z = Relu (x)
+})"),
+                                      "huge.onnxtxt");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model);
+  REQUIRE(findings.ok());
+  const auto sl007 = std::find_if(findings->begin(), findings->end(),
+                                  [](const Finding& f) { return f.rule == "SL007"; });
+  REQUIRE(sl007 != findings->end());
+  REQUIRE(sl007->counterexample.has_value());
+  for (const auto& [symbol, size] : sl007->counterexample->binding) {
+    INFO(symbol);
+    CHECK(size < 1000);
+  }
+}
+
 TEST_CASE("a negative declared dim is unknown, with a note", "[hostile]") {
   auto m = ModelWithInput("x", {"-3", "N"});
   AddNode(m, "Relu", {"x"}, "y");
