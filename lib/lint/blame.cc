@@ -41,18 +41,23 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
   absl::flat_hash_map<int, int> came_from;  // node -> the downstream node that led to it
   std::deque<int> queue{start};
   came_from[start] = -1;
-  int visits = 0;
-  std::vector<int> kept;  // visited nodes whose outputs kept their dims at the moved sizes
-  while (!queue.empty() && visits++ < kMaxBlameVisits) {
-    const int node = queue.front();
-    queue.pop_front();
+  // Offers `node` to the matchers; true when one claimed it, with the chain to the failure.
+  auto claimed = [&](int node) {
     for (const Matcher* m : matchers) {
       if (!m->ClaimsNode(site, node)) continue;
       cause.owner = m;
       cause.node = node;
       for (int n = node; n >= 0; n = came_from[n]) cause.chain.push_back(n);
-      return;
+      return true;
     }
+    return false;
+  };
+  int visits = 0;
+  std::vector<int> kept;  // visited nodes whose outputs kept their dims at the moved sizes
+  while (!queue.empty() && visits++ < kMaxBlameVisits) {
+    const int node = queue.front();
+    queue.pop_front();
+    if (claimed(node)) return;
     if (node != start && !site.Changed(node)) {
       kept.push_back(node);
       continue;
@@ -84,13 +89,7 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
       const ir::Node n = g.node(node);
       if (n.input_size() == 0 || n.input(0).empty()) break;
       if (site.ValueChanged(n.input(0))) {
-        for (const Matcher* m : matchers) {
-          if (!m->ClaimsNode(site, node)) continue;
-          cause.owner = m;
-          cause.node = node;
-          for (int k = node; k >= 0; k = came_from[k]) cause.chain.push_back(k);
-          return;
-        }
+        if (claimed(node)) return;
         break;
       }
       const int p = g.Producer(n.input(0));
