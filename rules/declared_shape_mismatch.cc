@@ -12,7 +12,6 @@
 //    warning); a number declared where the graph computes the dim from the inputs, the
 //    declaration is what was baked (a warning); otherwise the graph is (an error).
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -158,10 +157,7 @@ class DeclaredShapeMismatch : public Rule {
   // witness says where the declaration holds, and a declaration false at the export size is
   // shown there.
   static void SayWhatHolds(const Analysis& analysis, bool false_at_export, Finding& f) {
-    if (f.witness && absl::StartsWith(f.witness->summary, "works only")) {
-      f.witness->summary = absl::StrCat("the declaration holds only",
-                                        f.witness->summary.substr(std::strlen("works only")));
-    }
+    if (f.witness) SayWitnessOf("the declaration holds", *f.witness);
     if (!false_at_export || !analysis.has_example()) return;
     f.witness.reset();
     if (auto c = analysis.CounterexampleAt(analysis.ExampleOverWitness())) f.counterexample = *c;

@@ -1,11 +1,9 @@
 #include "lint/rule.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <string_view>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/provenance.h"
@@ -122,10 +120,7 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
                       "may be the declaration that holds the example size, not the graph"),
          std::nullopt});
     // The witness keeps the declarations: say so, as ONNX Runtime does not check them.
-    if (f.witness && absl::StartsWith(f.witness->summary, "works only")) {
-      f.witness->summary = absl::StrCat("works with its declared outputs only",
-                                        f.witness->summary.substr(std::strlen("works only")));
-    }
+    if (f.witness) SayWitnessOf("works with its declared outputs", *f.witness);
   }
   AddRequirements(cause, graph, node, f);
   AddNodeShapes(analysis, graph, node, f);

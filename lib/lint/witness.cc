@@ -6,6 +6,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/requirements.h"
@@ -543,6 +544,13 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
                     "; the model requires ", absl::StrJoin(w.relations, " and "), ")");
   }
   return w;
+}
+
+void SayWitnessOf(std::string_view subject, Witness& witness) {
+  const std::string works_only = "works only";
+  if (!absl::StartsWith(witness.summary, works_only)) return;
+  witness.summary =
+      absl::StrCat(std::string(subject), " only", witness.summary.substr(works_only.size()));
 }
 
 }  // namespace shapelint::lint

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,11 @@ class Solution {
   // The sizes outside the window that work, by symbol (OtherSizes), found once.
   mutable absl::flat_hash_map<std::string, std::pair<std::vector<int64_t>, bool>> also_cache_;
 };
+
+// Says what a "works only for ..." witness summary speaks of where that is not the graph
+// running: "works only for T = 5" becomes `subject` + " only for T = 5" ("the declaration
+// holds"). Other summaries are left as they are.
+void SayWitnessOf(std::string_view subject, Witness& witness);
 
 }  // namespace shapelint::lint
 

@@ -419,12 +419,7 @@ def all_modules():
     return mods
 
 
-def counts(labels, not_exported):
-    """export_unseen.counts over all the models, and per family of this corpus."""
-    out = {"all": eu.counts(labels, not_exported)["all"], "not_exported": len(not_exported)}
-    for fam in FAMILIES:
-        out[fam] = eu.counts({k: v for k, v in labels.items() if v["family"] == fam}, {})["all"]
-    return out
+counts = eu.counts_by(FAMILIES)
 
 
 ABOUT = ("Ground truth for the models in this directory, written by tools/models/export_blind.py "

@@ -520,16 +520,23 @@ def scrub_addresses(model):
                 graphs.extend(attr.graphs)
 
 
-def counts(labels, not_exported):
+def counts_by(families):
+    """The counts of a corpus's labels: over all its models, and per family of `families`."""
     def count(items):
         items = list(items)
         b = sum(1 for v in items if v["breaks"])
         return {"models": len(items), "modules": len({v["module"] for v in items}), "breaks": b,
                 "healthy": len(items) - b}
-    out = {"all": count(labels.values()), "not_exported": len(not_exported)}
-    for fam in FAMILIES:
-        out[fam] = count(v for v in labels.values() if v["family"] == fam)
-    return out
+
+    def counts(labels, not_exported):
+        out = {"all": count(labels.values()), "not_exported": len(not_exported)}
+        for fam in families:
+            out[fam] = count(v for v in labels.values() if v["family"] == fam)
+        return out
+    return counts
+
+
+counts = counts_by(FAMILIES)
 
 
 ABOUT = ("Ground truth for the models in this directory, written by tools/models/export_unseen.py "
