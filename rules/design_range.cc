@@ -17,11 +17,13 @@
 #include <set>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/export_ranges.h"
 #include "lint/literals.h"
 #include "lint/padding.h"
+#include "lint/provenance.h"
 #include "lint/requirements.h"
 #include "lint/rule.h"
 
@@ -403,11 +405,31 @@ class DesignRange : public Rule {
       f.fix = absl::StrCat("serve and profile ", names, " from ", from, " on");
       return f;
     }
-    f.notes.push_back(
-        {"a count or index the graph holds as a literal: eager PyTorch fails below the size too "
-         "when the module's code holds it, but not when the exporter evaluated a min() or a "
-         "clamp of it at the example size",
-         std::nullopt});
+    // A count the module writes (torch.topk(x, 3)) is its own limit, which eager shares: design.
+    // One the graph holds with no such record may equally be a min() or a clamp the exporter
+    // evaluated at the example (topk(x, min(300, n)) traced at n >= 300): a limit that may be
+    // the source's own, which the severity policy makes a hypothesis. The number the node holds
+    // is TopK's k, or an index one less than the count (x[:, 4] needs 5 steps).
+    const std::string& op = graph.node(r.node >= 0 ? r.node : 0).op_type();
+    const bool index = absl::StartsWith(op, "Gather");
+    const std::optional<int64_t> held =
+        op == "TopK" || index
+            ? std::optional<int64_t>(r.rhs.AsConstant().value_or(0) - (index ? 1 : 0))
+            : std::nullopt;
+    const std::optional<SourceLocation>& line = f.source;
+    if (line && held && WritesNumber(line->code, *held)) {
+      f.notes.push_back({absl::StrCat("the recorded line writes the number itself (", line->code,
+                                      "): the module's own count, and eager PyTorch fails below "
+                                      "the size too"),
+                         std::nullopt});
+    } else {
+      f.evidence = Evidence::kHypothesis;
+      f.notes.push_back(
+          {"a count or index the graph holds as a literal: eager PyTorch fails below the size "
+           "too when the module's code holds it, but not when the exporter evaluated a min() or "
+           "a clamp of it at the example size",
+           std::nullopt});
+    }
     f.fix = absl::StrCat("serve and profile ", names, " from ", from,
                          " on, or compute the count from the input's shape in the model "
                          "(torch.minimum of it and the dim) so that it stays dynamic");

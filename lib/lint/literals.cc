@@ -223,7 +223,12 @@ class Tracer {
     // interpolated to the example's grid) is sized by the literal, not by the table.
     // An entry of the sizes equal to the table's own dim on that axis (its channels) keeps the
     // table's size: that one is followed to the table.
-    const int shape_operand = op == "Expand" || op == "Tile" ? 1 : op == "Resize" ? 3 : -1;
+    // ConstantOfShape's shape and OneHot's depth size their outputs the same way (zeros(b,
+    // int(T)), one_hot(i, int(C))).
+    const int shape_operand = op == "Expand" || op == "Tile" || op == "OneHot" ? 1
+                              : op == "Resize"                                 ? 3
+                              : op == "ConstantOfShape"                        ? 0
+                                                                               : -1;
     if (shape_operand >= 0 && node.input_size() > shape_operand) {
       const infer::TensorFact* kept = op == "Resize" ? inference_.Find(node.input(0)) : nullptr;
       if (auto lit = FromShapeOperand(node.input(shape_operand), constant, kept)) {

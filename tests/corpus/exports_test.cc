@@ -39,10 +39,12 @@ constexpr double kMinBlameAccuracy = 0.9;
 // (SL007, SL008): most as warnings, since nothing fails; errors where a nearby size fails.
 constexpr double kMinRecallWithExportDims = 0.74;
 constexpr double kMinFlaggedWithExportDims = 0.95;
-// Healthy models with a warning: none, with or without the export sizes (errors are never
-// allowed).
-constexpr int kMaxWarnedHealthy = 0;
-constexpr int kMaxWarnedHealthyWithExportDims = 0;
+// Healthy models with a warning, with or without the export sizes (errors are never allowed):
+// one, topk_const's TopK(k = 3), which fails below 3 features. TorchScript records no line, so
+// nothing tells the module's torch.topk(x, 3) from a min() evaluated at the example: a limit that
+// may be the source's own, a warning (docs/severity.md).
+constexpr int kMaxWarnedHealthy = 1;
+constexpr int kMaxWarnedHealthyWithExportDims = 1;
 
 // Sizes at which ONNX Runtime's output shape departs from the ONNX specification, which the
 // engine follows. Each entry must still differ, so that none goes stale.

@@ -59,6 +59,10 @@ constexpr double kMinPostRecallWithExportDims = 0.63;
 // Measured 34 and 37 of 47.
 constexpr double kMinClassesRecall = 0.72;
 constexpr double kMinClassesRecallWithExportDims = 0.78;
+// Healthy files with a warning, alone and told: loop_range_const's two exports, whose
+// `for t in range(1, 3): x[:, t]` leaves a Gather index 2 that no recorded line writes (SL010:
+// a limit that may be the source's own).
+constexpr int kMaxClassesWarnedHealthy = 2;
 // Libraries' own export paths (tests/corpus/library), errors on breaking models over every
 // part: what the linter reaches now (docs/ground-truth.md); raise them as it improves.
 // Measured 2 of 12 alone and told (MobileViT through both exporters).
@@ -70,16 +74,19 @@ constexpr double kMinLibraryFlagged = 0.74;
 // and told, and errors or warnings alone and told, over every family; what the linter reaches
 // now (docs/ground-truth.md), each floor just below the count measured.
 // Measured 23 and 25 of 48 with an error, 26 and 35 of 48 with an error or a warning; 28 and 37
-// since SL014 (whose principle came from reading two of these files: no held-out figure).
+// since SL014 (whose principle came from reading two of these files: no held-out figure); 32
+// and 39 since SL010 warns of a count no recorded line writes (a principle from the severity
+// policy, not from these files).
 constexpr double kMinUnseenRecall = 0.47;
 constexpr double kMinUnseenRecallWithExportDims = 0.52;
-constexpr double kMinUnseenFlagged = 0.58;
-constexpr double kMinUnseenFlaggedWithExportDims = 0.77;
+constexpr double kMinUnseenFlagged = 0.66;
+constexpr double kMinUnseenFlaggedWithExportDims = 0.81;
 // Healthy unseen files with a warning, alone and told: the ceilings measured (each listed in
 // docs/ground-truth.md). Two alone: SL003 on TorchScript's static output declarations, which the
-// graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts).
-constexpr int kMaxUnseenWarnedHealthy = 2;
-constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
+// graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts), and SL010 on
+// centernet_topk_fixed.ts's TopK(k = 20), which TorchScript records no line for.
+constexpr int kMaxUnseenWarnedHealthy = 3;
+constexpr int kMaxUnseenWarnedHealthyWithExportDims = 5;
 // The fresh modules (tests/corpus/fresh), every one held out, built as the unseen ones in idioms
 // no other corpus uses: the same four scores, each floor just below the count measured
 // (docs/ground-truth.md, "Fresh modules").
@@ -88,10 +95,11 @@ constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
 // held-out figure): 9 and 10 with an error, 12 and 14 with an error or a warning. A contradiction
 // of an output declaration written at the example alone is a hypothesis (odd_trim_branch.ts's
 // SL002 is a warning), and a crop that keeps a literal length while its input moves is named
-// (both unet_crop_int files, SL005).
+// (both unet_crop_int files, SL005); 13 with an error or a warning alone since SL010 warns of a
+// count no recorded line writes (ema_for_range.ts).
 constexpr double kMinFreshRecall = 0.25;
 constexpr double kMinFreshRecallWithExportDims = 0.28;
-constexpr double kMinFreshFlagged = 0.34;
+constexpr double kMinFreshFlagged = 0.37;
 constexpr double kMinFreshFlaggedWithExportDims = 0.39;
 // Healthy fresh files with a warning, alone and told: the ceilings measured. SL003 on the
 // TorchScript export's static output declaration (assert_multiple_unflatten.ts) and SL011 on a
@@ -104,17 +112,20 @@ constexpr int kMaxFreshWarnedHealthyWithExportDims = 4;
 // no other corpus uses, each module's code, `why` and labels final before the linter first ran
 // on it: the same four scores, each floor just below the count measured (docs/ground-truth.md,
 // "Blind modules"). Measured 11 and 13 of 31 with an error, 12 and 13 of 31 with an error or a
-// warning.
-constexpr double kMinBlindRecall = 0.35;
-constexpr double kMinBlindRecallWithExportDims = 0.41;
-constexpr double kMinBlindFlagged = 0.38;
-constexpr double kMinBlindFlaggedWithExportDims = 0.41;
+// warning; since then 12 and 14, 13 and 14: SL005 follows a literal through OneHot's depth
+// (onehot_num_classes_int.ts, found reading this corpus's misses: no held-out figure).
+constexpr double kMinBlindRecall = 0.38;
+constexpr double kMinBlindRecallWithExportDims = 0.45;
+constexpr double kMinBlindFlagged = 0.41;
+constexpr double kMinBlindFlaggedWithExportDims = 0.45;
 // Healthy blind files with a warning, alone and told: the ceilings measured. SL011 on the
 // dynamo export of a loop over the model's own two pooling levels (fixed_levels_pool.dynamo),
 // SL002 and SL003 on the TorchScript export's static output declaration of chunks viewed by
-// unflatten (unflatten_chunks.ts, whose eager source needs a multiple of 4 too).
-constexpr int kMaxBlindWarnedHealthy = 2;
-constexpr int kMaxBlindWarnedHealthyWithExportDims = 2;
+// unflatten (unflatten_chunks.ts, whose eager source needs a multiple of 4 too), and SL010 on
+// the GatherND of dlrm_tril_indices_config.dynamo, whose index 3 into the 4 fields no recorded
+// line writes (the module's tril_indices buffer: a limit the source owns, a warning by policy).
+constexpr int kMaxBlindWarnedHealthy = 3;
+constexpr int kMaxBlindWarnedHealthyWithExportDims = 3;
 
 // Healthy models with an error whose source accepts only the export size, each explained in
 // docs/ground-truth.md: onnxslim folds Gather(weight, constant indices) into an initializer
@@ -366,8 +377,9 @@ TEST_CASE(
 
 TEST_CASE("recall classes corpus: no false errors, few warnings, recall floors",
           "[corpus][pipelines]") {
-  CheckScores(ScoreCorpus("classes", false), kMinClassesRecall);
-  CheckScores(ScoreCorpus("classes", true), kMinClassesRecallWithExportDims);
+  CheckScores(ScoreCorpus("classes", false), kMinClassesRecall, 0, kMaxClassesWarnedHealthy);
+  CheckScores(ScoreCorpus("classes", true), kMinClassesRecallWithExportDims, 0,
+              kMaxClassesWarnedHealthy);
 }
 
 TEST_CASE("recall classes corpus: every family is there, a third of its modules held out",

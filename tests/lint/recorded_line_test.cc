@@ -1,7 +1,8 @@
 // The exporter's record of a node's line, as evidence: SL007 on a literal in a size's place,
 // whatever arithmetic gave it, where torch.export specialized the dim's symbol and the node's
 // recorded PyTorch line takes int() of a size (lint/provenance.h TakesIntOfSize); SL004 on a
-// position table whose line calls a resampler that the graph does not have.
+// position table whose line calls a resampler that the graph does not have; SL010 on a count the
+// line writes (the module's) or does not (perhaps the example's).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -115,6 +116,30 @@ TEST_CASE("SL007: a recorded line without int(), or no record, says nothing of k
   // The record and the line, but k = 1: no size needs to explain a 1.
   CHECK(Sl007(TopKModel(1, "return torch.topk(x, int(x.size(-1)) - 7, dim=-1)[0]", kSpecialized))
             .empty());
+}
+
+TEST_CASE("SL010: a count the recorded line writes is the module's; one it does not may be baked",
+          "[lint]") {
+  // TopK(k = 3) on the last axis, no range record: the graph fails below s53 = 3. By hand: at
+  // s53 = 2 ONNX Runtime refuses k = 3 > 2 in both models. The first line writes 3
+  // (torch.topk(x, 3)): the module's own count, which eager shares, a note. The second computes
+  // k where the graph keeps a number (topk(x, min(self.k, n)) traced with n >= 3 keeps 3 and
+  // eager takes 2 at n = 2): a limit that may be the source's own, a warning (docs/severity.md).
+  const auto own = FindingsOf(TopKModel(3, "return torch.topk(x, 3, dim=-1)[0]", ""), "SL010");
+  REQUIRE(own.size() == 1);
+  CHECK(own[0].severity == Severity::kNote);
+  CHECK(absl::StrContains(own[0].message, "s53 works only from 3 on"));
+  const auto computed = FindingsOf(
+      TopKModel(3, "return torch.topk(x, min(self.k, x.size(-1)), dim=-1)[0]", ""), "SL010");
+  REQUIRE(computed.size() == 1);
+  CHECK(computed[0].severity == Severity::kWarning);
+  CHECK(computed[0].evidence == Evidence::kHypothesis);
+  REQUIRE(computed[0].counterexample);
+  CHECK(absl::StrContains(computed[0].counterexample->failure, "it must be at least 3"));
+  // A number on the line that is not k (the axis, 2 of a 3-D input) is no record of k.
+  const auto axis = FindingsOf(TopKModel(3, "return torch.topk(x, self.k, dim=2)[0]", ""), "SL010");
+  REQUIRE(axis.size() == 1);
+  CHECK(axis[0].severity == Severity::kWarning);
 }
 
 TEST_CASE("a recorded line that writes a number", "[lint]") {
