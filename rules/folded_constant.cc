@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -71,6 +72,30 @@ std::optional<int64_t> KeptLength(const std::optional<std::vector<int64_t>>& bef
   return std::nullopt;
 }
 
+// True when `node`'s output reaches the failing node through nodes whose outputs kept their
+// dims too: the crop is on the side of the failure that kept its size. A slice whose value joins
+// one that moved on the way (torch.roll's two slices, concatenated back to the full length)
+// follows the input again, whatever length it keeps.
+bool ReachesFailureUnchanged(const BlameSite& site, int node) {
+  constexpr int kMaxNodes = 32;
+  const ir::Graph& g = site.graph();
+  std::vector<int> stack{node};
+  absl::flat_hash_set<int> seen{node};
+  while (!stack.empty() && static_cast<int>(seen.size()) <= kMaxNodes) {
+    const int n = stack.back();
+    stack.pop_back();
+    for (const auto& out : g.node(n).output()) {
+      if (out.empty()) continue;
+      for (int c : g.Consumers(out)) {
+        if (c == site.start()) return true;
+        if (site.Changed(c) || !seen.insert(c).second) continue;
+        stack.push_back(c);
+      }
+    }
+  }
+  return false;
+}
+
 class FoldedConstant : public Rule {
  public:
   using Rule::Rule;
@@ -85,7 +110,7 @@ class FoldedConstant : public Rule {
     const ir::Graph& g = site.graph();
     const ir::Node n = g.node(node);
     if (node == site.start() || n.op_type() != "Slice" || site.Changed(node) ||
-        !site.ValueChanged(n.input(0))) {
+        !site.ValueChanged(n.input(0)) || !ReachesFailureUnchanged(site, node)) {
       return false;
     }
     const std::optional<int64_t> length =

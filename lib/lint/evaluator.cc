@@ -151,19 +151,47 @@ std::vector<std::string> GraphEvaluator::InAxisOrder(
   return ordered;
 }
 
+namespace {
+
+// A granule halved while it is even and larger than the size it moves: the granule is a
+// multiple of what each floor needs (a product of floors over two sizes counts each divisor in
+// full), and a step past the size itself leaves the sizes the model was exported and tried at
+// far behind.
+int64_t StepNear(int64_t granule, int64_t size) {
+  while (granule > size && granule % 2 == 0) granule /= 2;
+  return granule;
+}
+
+}  // namespace
+
 std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
     const std::vector<std::string>& symbols) const {
   const sym::Binding& witness = solution_.witness();
-  // Candidates, nearest first: just above the working range, just below it, twice the size.
-  constexpr int kAttempts = 3;
+  // Candidates, nearest first: just above the working range, just below it, about twice the
+  // size; each in steps of the symbol's granule from the witness (attempts 0 to 2), so that
+  // every floor of the graph keeps the remainder it has where the graph runs, then in steps of
+  // 1 (attempts 3 to 5, only where the granule is more than 1).
+  constexpr int kAttempts = 6;
   auto candidate = [&](const std::string& s, int attempt) -> std::optional<int64_t> {
     auto range = solution_.RangeOf(s);
     auto w = witness.Get(s);
     if (!range || !w) return std::nullopt;
+    const int64_t granule = StepNear(granules_.Of(s), *w);
+    if (attempt >= 3 && granule == 1) return std::nullopt;
+    const int64_t g = attempt < 3 ? granule : 1;
     std::optional<int64_t> v;
-    if (attempt == 0 && range->second < kScanLimit) v = range->second + 1;
-    if (attempt == 1 && range->first > 1) v = range->first - 1;
-    if (attempt == 2) v = 2 * *w + 1;
+    // The first size past the range's end, and the last before its start, the witness moved
+    // by whole steps; with a step of 1, the end plus 1 and the start less 1.
+    if (attempt % 3 == 0 && range->second < kScanLimit) {
+      v = *w + (std::max<int64_t>(range->second - *w, 0) / g + 1) * g;
+    }
+    if (attempt % 3 == 1 && range->first > 1) {
+      const int64_t below = *w - (std::max<int64_t>(*w - range->first, 0) / g + 1) * g;
+      if (below >= 1) v = below;
+    }
+    // About twice the size: 2w + 1 in steps of 1 (an odd size next to the even ones exports
+    // use), w plus whole steps past w in steps of a granule.
+    if (attempt % 3 == 2) v = g == 1 ? 2 * *w + 1 : *w + (*w + g - 1) / g * g;
     // Outside what the exporter claims the program for, a failure is no news.
     if (v && !WithinBounds(recorded_, s, *v)) return std::nullopt;
     return v;
@@ -262,7 +290,11 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
   for (const auto& s : symbols) {
     const auto d = example.Get(s);
     if (!d) continue;
-    for (int64_t v : {*d - 1, *d + 1, *d / 2, 2 * *d}) {
+    const int64_t g = StepNear(granules_.Of(s), *d);
+    const std::vector<int64_t> sizes =
+        g > 1 ? std::vector<int64_t>{*d + g, *d - g, 2 * *d, *d - 1, *d + 1, *d / 2}
+              : std::vector<int64_t>{*d - 1, *d + 1, *d / 2, 2 * *d};
+    for (int64_t v : sizes) {
       if (auto c = try_probe(s, v, false)) return c;
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lint/export_ranges.h"
+#include "lint/granule.h"
 #include "lint/witness.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/model.h"
@@ -37,7 +38,8 @@ class GraphEvaluator {
         inference_(inference),
         symbols_(symbols),
         solution_(solution),
-        recorded_(recorded) {}
+        recorded_(recorded),
+        granules_(inference) {}
 
   struct Failure {
     const infer::Requirement* requirement = nullptr;
@@ -57,14 +59,16 @@ class GraphEvaluator {
 
   // The witness with `symbols` moved just outside the range where the model works (above it,
   // below it, or to twice the size), at the first of those at which something fails: one
-  // symbol alone first, then all of them together.
+  // symbol alone first, then all of them together. Moves are steps of the symbol's granule
+  // (lint/granule.h) first, then of 1.
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
   // `symbols` in the order the inputs' axes name them; any the inputs do not name, last.
   std::vector<std::string> InAxisOrder(const std::vector<std::string>& symbols) const;
   // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
   std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const;
-  // A binding at the export sizes `example`, moving one of `symbols` to a nearby size (one
-  // less, one more, half, double) or to one of the `exact` probes, at which the graph fails at
+  // A binding at the export sizes `example`, moving one of `symbols` to a nearby size (a
+  // granule more or less where the symbol has one, double, one less, one more, half) or to one
+  // of the `exact` probes, at which the graph fails at
   // `node` or downstream of it. A failed divisibility (Reshape with -1) counts only at an exact
   // probe and at `node` itself: elsewhere eager PyTorch would fail the same way.
   std::optional<Counterexample> FailureNearExample(const sym::Binding& example,
@@ -90,6 +94,7 @@ class GraphEvaluator {
   const std::vector<std::string>& symbols_;
   const Solution& solution_;
   const InputSymbolRanges& recorded_;
+  Granules granules_;
 };
 
 // A node of `graph` as findings point at it.

@@ -165,14 +165,18 @@ const std::set<std::string> kBlindKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking blind files with an error none of whose counterexamples the stored
 // runs confirm. Each error is on the operation that bakes the size, but its counterexample moves
-// a size where eager PyTorch fails as well: Swin's shifted-window mask and the YOLOv3 grid at a
-// height of 9 (the windows need multiples of 4, the grid a square map), the FPN merge at a top
-// level of 3 x 5 or 4 x 4 against a 7 x 10 lateral (repeat_interleave(2) no longer covers it).
-// The labels' own runs show each file breaking where eager runs.
+// a size where eager PyTorch fails as well: the dynamo export of Swin's shifted-window mask at a
+// height of 9 (the windows need multiples of 4; the graph's Reshape holds again at 12, where the
+// mask fails in ONNX Runtime but the engine cannot see it: the dynamo export rolls by a Mod of
+// the size, which it does not model), the YOLOv3 grid at 9 x 8 and 16 x 8 (the grid needs a
+// square map), the FPN merge at a top level of 3 x 5 or 4 x 4 against a 7 x 10 lateral
+// (repeat_interleave(2) no longer covers it). The labels' own runs show each file breaking where
+// eager runs. The TorchScript Swin mask's counterexample moved by the windows' step, to 12, where
+// ONNX Runtime fails and eager runs (lint/granule.h).
 const std::set<std::string> kBlindUnconfirmedCounterexamples = {
     "fpn_repeat_interleave_int.dynamo.onnx", "fpn_repeat_interleave_int.ts.onnx",
-    "swin_shift_mask_int.dynamo.onnx",       "swin_shift_mask_int.ts.onnx",
-    "yolov3_grid_repeat_int.dynamo.onnx",    "yolov3_grid_repeat_int.ts.onnx",
+    "swin_shift_mask_int.dynamo.onnx",       "yolov3_grid_repeat_int.dynamo.onnx",
+    "yolov3_grid_repeat_int.ts.onnx",
 };
 
 struct Score {
