@@ -67,6 +67,11 @@ class DeclaredShapeMismatch : public Rule {
                      pin.always_false ? " at every size"
                                       : absl::StrCat(" (equal only where ", EqualityText(r), ")"));
     Finding f = FindingFor(analysis, cause, r.node, "");
+    if (!r.interface) {
+      // The graph's witness leaves the hints out; where this one holds is the hinted witness's.
+      f.witness = analysis.HintWitnessFor(cause.symbols);
+      f.counterexample = analysis.HintCounterexampleFor(cause.symbols);
+    }
     // The export size is a size where the graph runs: a declaration that holds only where a
     // node fails is false wherever the model works, without being told the export size.
     const bool only_where_broken =

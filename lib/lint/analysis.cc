@@ -39,6 +39,19 @@ std::vector<const infer::Requirement*> Joined(
   return out;
 }
 
+bool IsHint(const infer::Requirement* r) {
+  return r->kind == infer::RequirementKind::kDeclaredShape && !r->interface;
+}
+
+// The constraints but intermediate value_info: a hint, the writing tool's inference
+// (docs/severity.md). The sizes where the graph works are the ops' and the interface's to say,
+// not those of a hint that may be wrong everywhere but at a few sizes (onnxslim's h + w - 1 for
+// h * w, which would put the witness of a detector at 473 x 25).
+std::vector<const infer::Requirement*> WithoutHints(std::vector<const infer::Requirement*> all) {
+  std::erase_if(all, IsHint);
+  return all;
+}
+
 }  // namespace
 
 Analysis::Analysis(const ir::Model& model)
@@ -48,10 +61,13 @@ Analysis::Analysis(const ir::Model& model)
       pins_(FindPins(inference_, symbols_)),
       recorded_(ReadInputSymbolRanges(model_, inference_)),
       recorded_bounds_(BoundRequirements(recorded_)),
-      witness_constraints_(Joined(pins_.constraints, recorded_bounds_)),
+      witness_constraints_(WithoutHints(Joined(pins_.constraints, recorded_bounds_))),
       solution_(inference_, symbols_, witness_constraints_),
       evaluator_(model_, inference_, symbols_, solution_, recorded_),
       signature_(model_) {
+  if (std::any_of(pins_.constraints.begin(), pins_.constraints.end(), IsHint)) {
+    hinted_ = std::make_unique<Hinted>(*this, Joined(pins_.constraints, recorded_bounds_));
+  }
   specialized_ = recorded_.specialized;
   for (const infer::Requirement& r : inference_.requirements) {
     if (IsBakedDeclaration(r)) declared_at_example_.insert(r.value);

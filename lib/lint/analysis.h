@@ -92,6 +92,17 @@ class Analysis {
   std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const {
     return evaluator_.CounterexampleFor(symbols);
   }
+  // The witness and the counterexample as they were with the intermediate value_info among the
+  // constraints, which the witness above leaves out (a hint, not the graph): where a hint holds,
+  // for SL003 to say of it. The same as WitnessFor and CounterexampleFor when no hint narrows
+  // the sizes.
+  Witness HintWitnessFor(const std::vector<std::string>& symbols) const {
+    return hinted_ ? hinted_->solution.WitnessFor(symbols, pins_.pins) : WitnessFor(symbols);
+  }
+  std::optional<Counterexample> HintCounterexampleFor(
+      const std::vector<std::string>& symbols) const {
+    return hinted_ ? hinted_->evaluator.CounterexampleFor(symbols) : CounterexampleFor(symbols);
+  }
   // The graph evaluated at `binding`, if some requirement fails there.
   std::optional<Counterexample> CounterexampleAt(const sym::Binding& binding) const {
     return evaluator_.CounterexampleAt(binding);
@@ -127,12 +138,16 @@ class Analysis {
   void SetExample(sym::Binding example) {
     example_ = std::move(example);
     solution_.Prefer(example_);
+    if (hinted_) hinted_->solution.Prefer(example_);
   }
   // Whether the rules are to give their findings fix-its (LintOptions::fix_its).
   bool fixes_wanted() const { return fixes_wanted_; }
   void WantFixes() { fixes_wanted_ = true; }
   // Moves the witness to `sizes` where the model works there (LintOptions::witness_hint).
-  void PreferWitness(const sym::Binding& sizes) { solution_.Prefer(sizes); }
+  void PreferWitness(const sym::Binding& sizes) {
+    solution_.Prefer(sizes);
+    if (hinted_) hinted_->solution.Prefer(sizes);
+  }
   // A binding at the example sizes, moving one of `symbols`, at which the graph fails at `node`
   // of `graph` or downstream of it (GraphEvaluator::FailureNearExample).
   std::optional<Counterexample> FailureNearExample(const std::vector<std::string>& symbols,
@@ -168,10 +183,23 @@ class Analysis {
   std::vector<Pin> design_pins_;
   InputSymbolRanges recorded_;  // what torch.export recorded of the input symbols
   std::vector<infer::Requirement> recorded_bounds_;  // its bounds, as requirements
-  // What the witness must satisfy: the constraints among the pins, and the recorded bounds.
+  // What the witness must satisfy: the constraints among the pins, but intermediate
+  // value_info, and the recorded bounds.
   std::vector<const infer::Requirement*> witness_constraints_;
   Solution solution_;
   GraphEvaluator evaluator_;
+  // The witness with the value_info among its constraints too, where one of them narrows the
+  // sizes (HintWitnessFor); null otherwise.
+  struct Hinted {
+    Hinted(const Analysis& a, std::vector<const infer::Requirement*> all)
+        : constraints(std::move(all)),
+          solution(a.inference_, a.symbols_, constraints),
+          evaluator(a.model_, a.inference_, a.symbols_, solution, a.recorded_) {}
+    std::vector<const infer::Requirement*> constraints;
+    Solution solution;
+    GraphEvaluator evaluator;
+  };
+  std::unique_ptr<Hinted> hinted_;
   std::map<std::string, int64_t> specialized_;
   ParameterSignature signature_;
   sym::Binding example_;

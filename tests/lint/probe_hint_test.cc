@@ -1,11 +1,12 @@
 // Probe treats an intermediate value_info as a hint (docs/severity.md): its disagreement alone
 // is no break. (Declarations are checked after every node's requirements, so a node that fails
-// at the same sizes is the failure shown.)
+// at the same sizes is the failure shown.) Nor does a hint move the witness of a lint.
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
 #include "shapelint/lint/probe.h"
 
 namespace shapelint::lint {
@@ -40,6 +41,29 @@ TEST_CASE("probe: a value_info that disagrees alone is no break", "[lint][probe]
   const ProbeResult at4 = ProbeAt(4);
   CHECK(at4.breaks);
   CHECK(at4.at.node_fails);
+}
+
+TEST_CASE("lint: the witness is where the graph runs, whatever a value_info says", "[lint]") {
+  // The value_info's 4 and the Add's 6 hold together at no size: with the hint among its
+  // constraints the witness found none, and the error fell on the output's declaration with a
+  // counterexample where the graph runs (w = 6). The graph runs at w = 6 (and 1): the literal of
+  // width 6 is the error, with that witness and a failure at 7 (by hand: 7 and 6 do not
+  // broadcast).
+  auto model = ir::LoadModelFromBytes(kModel, "m.onnxtxt");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  const Finding* literal = nullptr;
+  for (const Finding& f : *findings) {
+    if (f.witness) CHECK_FALSE(absl::StartsWith(f.witness->summary, "no sizes"));
+    if (f.rule == "SL005") literal = &f;
+  }
+  REQUIRE(literal != nullptr);
+  CHECK(literal->severity == Severity::kError);
+  REQUIRE(literal->witness);
+  CHECK(absl::StrContains(literal->witness->summary, "w = 6"));
+  REQUIRE(literal->counterexample);
+  CHECK(absl::StrContains(literal->counterexample->failure, "7 and 6 do not broadcast"));
 }
 
 }  // namespace
