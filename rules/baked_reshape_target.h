@@ -1,5 +1,5 @@
-// SL002's pieces outside its detection (baked_reshape_target.cc): the note on a trained table
-// sized like the baked grid (baked_reshape_target_table.cc). Private to the rule.
+// SL002's pieces outside its detection (baked_reshape_target.cc): the notes on who may own a
+// target's literals (baked_reshape_target_table.cc). Private to the rule.
 #ifndef SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
 #define SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
 
@@ -13,6 +13,13 @@ namespace shapelint::lint::baked_reshape_target {
 // downstream, adds to `f` that the module's own parameters may fix that size, so that eager
 // PyTorch fails at the counterexample too.
 void NoteTrainedTable(const Analysis& analysis, const Cause& cause, Finding& f);
+
+// Who writes the cause's target literals. Where the node's recorded line spells out every one
+// (x.view(x.shape[:-1] + (2, 4))), they are the module's own constants: design (a note), as a
+// count the line writes is (SL010). Where no line is recorded and literal factors split the
+// input's last dynamic dim whole, adds both readings: a split into heads, which eager PyTorch
+// shares, or a bake.
+void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& f);
 
 }  // namespace shapelint::lint::baked_reshape_target
 

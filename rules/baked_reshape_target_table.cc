@@ -1,4 +1,5 @@
-// SL002: a trained table sized like the grid a Reshape target bakes (baked_reshape_target.h).
+// SL002: who may own a Reshape target's literals (baked_reshape_target.h): a trained table sized
+// like the grid it bakes, or the module's code that writes them.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "baked_reshape_target.h"
 #include "lint/literals.h"
+#include "lint/provenance.h"
 
 namespace shapelint::lint::baked_reshape_target {
 namespace {
@@ -94,6 +96,70 @@ void NoteTrainedTable(const Analysis& analysis, const Cause& cause, Finding& f) 
          std::nullopt});
     return;
   }
+}
+
+void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& f) {
+  const ir::Graph& g = analysis.model().graph();
+  if (cause.graph != &g || cause.node < 0 || f.evidence == Evidence::kDesign) return;
+  const ir::Node n = g.node(cause.node);
+  if (n.input_size() < 2) return;
+  const infer::TensorFact* input = analysis.inference().Find(n.input(0));
+  const infer::TensorFact* target = analysis.inference().Find(n.input(1));
+  if (input == nullptr || !input->shape || input->shape->empty() || target == nullptr ||
+      !target->values) {
+    return;
+  }
+  std::vector<int64_t> literals;  // the target's numbers that could be a size: 2 and up
+  for (const infer::Element& e : *target->values) {
+    const std::optional<int64_t> v = e.value ? e.value->AsConstant() : std::nullopt;
+    if (v && *v >= 2) literals.push_back(*v);
+  }
+  if (literals.empty()) return;
+  if (f.source) {
+    // A line that spells out every number of the target (x.view(x.shape[:-1] + (2, 4))) holds
+    // the module's own constants, heads or patch sizes: the view accepts only the sizes they
+    // make in eager PyTorch too, and the axis is dynamic only in the declaration. Only where
+    // each literal is a factor of a split: one that stands for a dynamic dim alone (the 2 of
+    // [2, 4, 2, 4, 2, 4] for a batch of 2) is the example's size, whatever the line writes.
+    const auto dims = analysis.DimsAt(n.input(0), analysis.witness());
+    if (!dims || dims->size() != input->shape->size() ||
+        !DynamicLiterals(*input->shape, *dims, *target->values, analysis.witness()).empty()) {
+      return;
+    }
+    for (int64_t v : literals) {
+      if (!WritesNumber(f.source->code, v)) return;
+    }
+    f.evidence = Evidence::kDesign;
+    f.notes.push_back(
+        {absl::StrCat("the recorded line writes every number of the target itself (",
+                      f.source->code,
+                      "): the module's own constants, so eager PyTorch accepts only these sizes "
+                      "too and fails at the counterexample too; declare the axis static"),
+         std::nullopt});
+    return;
+  }
+  // No recorded line (TorchScript): trailing literals that split the input's last, dynamic dim
+  // whole (8 features viewed as 2 heads of 4) are a split into heads as often as a bake of
+  // int(x.size(-1)) // 2; the graph is the same for both.
+  const sym::MaybeExpr& last = input->shape->back();
+  const std::optional<int64_t> features = last ? last->Evaluate(analysis.witness()) : std::nullopt;
+  if (!last || last->IsConstant() || !features) return;
+  int64_t product = 1;
+  size_t factors = 0;
+  for (auto it = target->values->rbegin(); it != target->values->rend(); ++it) {
+    const std::optional<int64_t> v = it->value ? it->value->AsConstant() : std::nullopt;
+    if (!v || *v < 2 || __builtin_mul_overflow(product, *v, &product)) break;
+    ++factors;
+  }
+  if (factors < 2 || product != *features) return;
+  f.notes.push_back(
+      {absl::StrCat("the target splits the last axis (", last->ToString(), " = ", *features,
+                    ") into literal factors: if forward writes them (a split into heads, "
+                    "x.view(..., heads, dim)), the module accepts only this size and eager "
+                    "PyTorch fails at the counterexample too (then declare the axis static); if "
+                    "it computed them from the size, compute them from the tensor's shape. No "
+                    "line is recorded to tell; a run of the module settles it"),
+       std::nullopt});
 }
 
 }  // namespace shapelint::lint::baked_reshape_target

@@ -107,22 +107,48 @@ MaybeExpr CompareValues(const std::string& op, const MaybeExpr& a, const MaybeEx
   return Expr::Constant(r ? 1 : 0);
 }
 
+// True when `e` is <= 0 at every binding of its symbols to sizes >= 1: -e is KnownNonNegative
+// (symbols >= 0), or a linear form with non-negative coefficients whose value at all-ones is
+// not negative (1 - s is never positive; 1 - s - t is not shown).
+bool NeverPositive(const Expr& e) {
+  const MaybeExpr negated = sym::Neg(e);
+  if (!negated) return false;
+  if (sym::KnownNonNegative(*negated)) return true;
+  const std::optional<sym::LinearForm> form = sym::AsLinear(*negated);
+  if (!form) return false;
+  int64_t at_ones = form->constant;
+  for (const auto& [name, coeff] : form->terms) {
+    if (coeff < 0 || __builtin_add_overflow(at_ones, coeff, &at_ones)) return false;
+  }
+  return at_ones >= 0;
+}
+
+// ONNX's integer Div truncates toward zero (onnx's Div: "truncating division"), which is floor
+// only where the quotient is not negative. A negated size (torch's -(-T // 4) ceil idiom, -T in
+// the graph) is -floor(T / 4). A sign the algebra cannot show is taken as a size's: the margin
+// of a crop, (skip - x) / 2, is not negative wherever the crop runs, and unknown there would
+// lose the crop itself (the engine-truth test holds this against ONNX Runtime on every corpus).
+MaybeExpr TruncDiv(const MaybeExpr& a, const MaybeExpr& b) {
+  if (!a || !b) return std::nullopt;
+  const std::optional<int64_t> x = a->AsConstant(), y = b->AsConstant();
+  if (x && y) {
+    if (*y == 0 || (*x == INT64_MIN && *y == -1)) return std::nullopt;
+    return Expr::Constant(*x / *y);
+  }
+  if (y) {
+    if (*y == 0 || *y == INT64_MIN) return std::nullopt;
+    if (*y < 0) return sym::Neg(TruncDiv(a, Expr::Constant(-*y)));
+    if (NeverPositive(*a)) return sym::Neg(sym::FloorDiv(sym::Neg(a), b));
+    return sym::FloorDiv(a, b);
+  }
+  return sym::FloorDiv(a, b);  // known only for constants, handled above
+}
+
 BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {
   if (op == "Add") return sym::Add;
   if (op == "Sub") return sym::Sub;
   if (op == "Mul") return sym::Mul;
-  // Integer Div truncates toward zero; for the non-negative sizes it carries, that is floor.
-  if (op == "Div" && IsIntegerType(elem_type)) {
-    return [](const MaybeExpr& a, const MaybeExpr& b) -> MaybeExpr {
-      auto x = a ? a->AsConstant() : std::nullopt;
-      auto y = b ? b->AsConstant() : std::nullopt;
-      if (x && y) {
-        if (*y == 0 || (*x == INT64_MIN && *y == -1)) return std::nullopt;
-        return Expr::Constant(*x / *y);
-      }
-      return sym::FloorDiv(a, b);
-    };
-  }
+  if (op == "Div" && IsIntegerType(elem_type)) return TruncDiv;
   if (op == "Mod") {
     return [](const MaybeExpr& a, const MaybeExpr& b) { return sym::Mod(a, b); };
   }

@@ -165,6 +165,32 @@ g (float[N,C,H,W] x) => (float[N,?] y) {
   CHECK(r.inference.notes.empty());
 }
 
+TEST_CASE("integer Div truncates toward zero, as ONNX specifies", "[infer]") {
+  // torch's ceil idiom -(-T // 4) through the TorchScript exporter: Neg, Div, Neg. Floor would
+  // give -floor(-T / 4) = ceil(T / 4) here; ONNX (and ONNX Runtime) truncate, giving floor(T / 4)
+  // for the inner quotient's magnitude: at T = 5, Div(-5, 4) is -1, not -2.
+  auto r = Infer(R"(
+g (float[T] x) => (float[?] y) {
+  s = Shape (x)
+  four = Constant <value = int64 {4}> ()
+  minus_four = Constant <value = int64 {-4}> ()
+  neg = Neg (s)
+  q = Div (neg, four)
+  q_neg_divisor = Div (s, minus_four)
+  one = Constant <value = int64 {1}> ()
+  one_minus = Sub (one, s)
+  q_one_minus = Div (one_minus, four)
+  c = Constant <value = int64[1] {-5}> ()
+  q_const = Div (c, four)
+  y = Identity (x)
+})");
+  CHECK(r.Values("q") == "{-floor(T / 4)}");
+  CHECK(r.Values("q_neg_divisor") == "{-floor(T / 4)}");
+  // -floor((T - 1) / 4) in canonical form: at T = 5, 6 and 1 it is -1, -1 and 0.
+  CHECK(r.Values("q_one_minus") == "{-floor((T + 3) / 4) + 1}");
+  CHECK(r.Values("q_const") == "{-1}");
+}
+
 TEST_CASE("expand(-1, ...) as the TorchScript exporter writes it: a size is never -1", "[infer]") {
   // row.expand(batch, seq): the target's sizes compared with -1, and -1 replaced by 1.
   auto r = Infer(R"(

@@ -2,7 +2,8 @@
 // whatever arithmetic gave it, where torch.export specialized the dim's symbol and the node's
 // recorded PyTorch line takes int() of a size (lint/provenance.h TakesIntOfSize); SL004 on a
 // position table whose line calls a resampler that the graph does not have; SL010 on a count the
-// line writes (the module's) or does not (perhaps the example's).
+// line writes (the module's) or does not (perhaps the example's); SL002 on a target whose
+// literal factors the line writes (the module's heads).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -140,6 +141,85 @@ TEST_CASE("SL010: a count the recorded line writes is the module's; one it does 
   const auto axis = FindingsOf(TopKModel(3, "return torch.topk(x, self.k, dim=2)[0]", ""), "SL010");
   REQUIRE(axis.size() == 1);
   CHECK(axis[0].severity == Severity::kWarning);
+}
+
+// x[s77, s27, s53] -> Reshape(x, Concat(head, Shape(x)[keep_from:keep_to], tail)), recorded at
+// `code`: the dynamo exporter's view of a size tuple and literals.
+std::string ViewModel(const std::vector<int64_t>& head, int64_t keep_from, int64_t keep_to,
+                      const std::vector<int64_t>& tail, const std::string& code) {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
+  auto add_ints = [&](const std::string& name, const std::vector<int64_t>& values) {
+    auto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+  };
+  auto add_node = [&](const std::string& op, const std::vector<std::string>& ins,
+                      const std::string& out) {
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name("node_" + out);
+    for (const std::string& i : ins) n->add_input(i);
+    n->add_output(out);
+    return n;
+  };
+  add_ints("from", {keep_from});
+  add_ints("to", {keep_to});
+  add_node("Shape", {"x"}, "shape");
+  add_node("Slice", {"shape", "from", "to"}, "kept");
+  std::vector<std::string> parts;
+  if (!head.empty()) {
+    add_ints("head", head);
+    parts.push_back("head");
+  }
+  parts.push_back("kept");
+  if (!tail.empty()) {
+    add_ints("tail", tail);
+    parts.push_back("tail");
+  }
+  auto* concat = add_node("Concat", parts, "target");
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+  axis->set_i(0);
+  RecordStack(add_node("Reshape", {"x", "target"}, "view"),
+              "File \"net.py\", line 2, in forward\n    " + code);
+  g->add_output()->set_name("view");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL002: literals the recorded line writes as factors of a split are the module's",
+          "[lint]") {
+  // x.view(x.shape[:-1] + (2, 4)): the view needs s53 = 8 (2 heads of 4) in eager PyTorch too,
+  // so the target holds the module's constants and the axis is dynamic only in its
+  // declaration: design, a note. By hand: at s53 = 9 ONNX Runtime's Reshape of 2 * s27 * 9
+  // elements to 2 * s27 * 8 fails, and so does eager's view.
+  const auto heads =
+      FindingsOf(ViewModel({}, 0, 2, {2, 4}, "return x.view(x.shape[:-1] + (2, 4))"), "SL002");
+  REQUIRE(heads.size() == 1);
+  CHECK(heads[0].severity == Severity::kNote);
+  CHECK(heads[0].evidence == Evidence::kDesign);
+  // The line computes the head size from the size: the 4 is the example's, an error.
+  const auto computed = FindingsOf(
+      ViewModel({}, 0, 2, {2, 4}, "return x.view(x.shape[:-1] + (2, int(x.size(-1)) // 2))"),
+      "SL002");
+  REQUIRE(computed.size() == 1);
+  CHECK(computed[0].severity == Severity::kError);
+  // A literal that stands for a dynamic dim alone is the example's size, whatever the line
+  // writes: the 2 of view(2, s27, 2, 4) for a batch traced at 2 (H // 2 writes a 2 too).
+  const auto batch = FindingsOf(
+      ViewModel({2}, 1, 2, {2, 4}, "return x.view(b, x.size(1), 2, x.size(2) // 2)"), "SL002");
+  REQUIRE(!batch.empty());
+  CHECK(batch[0].severity == Severity::kError);
 }
 
 TEST_CASE("a recorded line that writes a number", "[lint]") {
