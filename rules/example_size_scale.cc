@@ -4,7 +4,9 @@
 // right at every size; the values are wrong everywhere but at the export size.
 //
 // Needs the export sizes (--export-dims). Always a warning: no shape breaks, so there is no
-// counterexample to show, only the number and the size it equals.
+// counterexample to show, only the number and the size it equals. Only where that size changes
+// at a size near the export size where the graph runs: elsewhere the scale is right wherever
+// the model works.
 #include <algorithm>
 #include <cmath>
 
@@ -140,6 +142,28 @@ absl::StatusOr<FixIt> ScaleRepair(const Analysis& analysis, int node, int side, 
   return fix;
 }
 
+// True when `size`, `at_export` at the export size, takes another value near it at sizes where
+// the graph runs: each of its symbols moved alone from the export size by 1, by a few steps,
+// doubled and halved. A size that stays where the graph runs (a head size the engine knows
+// only as the -1 of a Reshape over dims a position table pins, 32 wherever EfficientFormerV2
+// runs) makes the scale right wherever the model works: the module's constant, no finding.
+bool VariesWhereTheGraphRuns(const Analysis& analysis, const sym::Expr& size, int64_t at_export) {
+  const sym::Binding base = analysis.ExampleOverWitness();
+  for (const std::string& s : size.Symbols()) {
+    const std::optional<int64_t> v = base.Get(s);
+    if (!v || *v < 1 || *v > (int64_t{1} << 40)) continue;
+    for (const int64_t moved : {*v + 1, *v - 1, *v * 2, *v / 2, *v + 8, *v - 8, *v + 32, *v - 32}) {
+      if (moved < 1 || moved == *v) continue;
+      sym::Binding at = base;
+      at.Set(s, moved);
+      const std::optional<int64_t> there = size.Evaluate(at);
+      if (!there || *there == at_export) continue;
+      if (!analysis.Evaluate(at).node_fails) return true;
+    }
+  }
+  return false;
+}
+
 class ExampleSizeScale : public Rule {
  public:
   using Rule::Rule;
@@ -223,7 +247,7 @@ class ExampleSizeScale : public Rule {
       candidates.push_back(std::move(all));
     }
     for (const Candidate& c : candidates) {
-      if (c.size < 2 || !c.expr) continue;
+      if (c.size < 2 || !c.expr || !VariesWhereTheGraphRuns(analysis, *c.expr, c.size)) continue;
       const double size = static_cast<double>(c.size);
       std::string how;
       const bool root = !Near(number, size);

@@ -48,10 +48,11 @@ constexpr double kMinRecallWithExportDims = 0.75;
 constexpr double kMinDynamoShapeVisibleRecall = 0.9;
 constexpr double kMinBlamed = 0.8;
 // Warnings on healthy models: each is listed in docs/ground-truth.md. The target is 2 % of
-// the healthy files (7 of 376); told the export sizes 8 are warned (2.1 %), each a limit the
-// source may own, which the severity policy makes a warning: the last is topk_const.ts's TopK(k
-// = 3), which TorchScript records no line for.
-constexpr int kMaxWarnedHealthy = 8;
+// the healthy files (7 of 376); told the export sizes 6 are warned (1.6 %), each a limit the
+// source may own, which the severity policy makes a warning (topk_const.ts's TopK(k = 3), which
+// TorchScript records no line for, among them). 8 before SL008 asked that the summed size move
+// where the graph runs (EfficientFormerV2's head size, 32 wherever it runs).
+constexpr int kMaxWarnedHealthy = 6;
 // Error counterexamples at which eager PyTorch fails too, as the stored runs show: those of the
 // known false errors below, a split of a traced size at an odd channel count
 // (split_half_traced.ts) and a channel shuffle's 2 groups at 3 channels
