@@ -443,6 +443,7 @@ class BakedReshapeTarget : public Rule {
                                   FormatDims(*input->shape), " is dynamic"));
       f.attribute = "input 1 (shape)";
       baked_reshape_target::NoteTrainedTable(analysis, cause, f);
+      baked_reshape_target::ConfirmOwnFailure(analysis, cause, f);
       baked_reshape_target::NoteWrittenLiterals(analysis, cause, f);
       f.fix =
           "build the target from the input's shape or use 0 and -1 for dims that follow the "

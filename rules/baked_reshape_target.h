@@ -21,6 +21,13 @@ void NoteTrainedTable(const Analysis& analysis, const Cause& cause, Finding& f);
 // shares, or a bake.
 void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& f);
 
+// A cause only intermediate value_info pins (a hint: the dynamo exporter's [s77, 320] for a view
+// to [-1, 320]) whose counterexample shows the cause's Reshape itself failing, where a literal
+// of its target stands for dynamic dims of the input (320 = C * H * W at the witness) and moves
+// a symbol torch.export specialized: the exporter's record that the size reached the graph
+// through the literal, an error by the severity policy.
+void ConfirmOwnFailure(const Analysis& analysis, const Cause& cause, Finding& f);
+
 }  // namespace shapelint::lint::baked_reshape_target
 
 #endif  // SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "baked_reshape_target.h"
 #include "lint/literals.h"
 #include "lint/provenance.h"
@@ -159,6 +160,57 @@ void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& 
                     "PyTorch fails at the counterexample too (then declare the axis static); if "
                     "it computed them from the size, compute them from the tensor's shape. No "
                     "line is recorded to tell; a run of the module settles it"),
+       std::nullopt});
+}
+
+void ConfirmOwnFailure(const Analysis& analysis, const Cause& cause, Finding& f) {
+  const ir::Graph& g = analysis.model().graph();
+  if (f.evidence != Evidence::kHint && f.evidence != Evidence::kUnverifiedHint) return;
+  if (cause.graph != &g || cause.node < 0 || analysis.specialized().empty()) return;
+  const ir::Node n = g.node(cause.node);
+  if (n.input_size() < 2) return;
+  const infer::TensorFact* input = analysis.inference().Find(n.input(0));
+  const infer::TensorFact* target = analysis.inference().Find(n.input(1));
+  const auto dims = analysis.DimsAt(n.input(0), analysis.witness());
+  if (input == nullptr || !input->shape || target == nullptr || !target->values || !dims ||
+      dims->size() != input->shape->size()) {
+    return;
+  }
+  const std::vector<int64_t> literals =
+      DynamicLiterals(*input->shape, *dims, *target->values, analysis.witness());
+  if (literals.empty()) return;
+  // The exporter's record is the evidence (docs/severity.md): torch.export specialized a symbol,
+  // and moved from its size the Reshape itself fails, not only a value_info. Without a record
+  // the literal may be a post-processor's fold of a size the model's weights fix anyway
+  // (onnxslim's [-1, 384, 196] of ResMLP's 14 x 14 patches), where eager fails as well.
+  auto fails_here = [&](const Counterexample& c) {
+    return c.node_fails && !c.hint_only && c.failing_node.graph == "main" &&
+           c.failing_node.index == cause.node;
+  };
+  std::optional<Counterexample> found;
+  for (const auto& [symbol, size] : analysis.specialized()) {
+    for (const int64_t moved : {size + 1, size - 1, size * 2, size + 2, size / 2}) {
+      if (moved < 1 || moved == size) continue;
+      sym::Binding at = analysis.witness();
+      if (at.Get(symbol) != size) break;  // the witness is elsewhere: no export size to move
+      at.Set(symbol, moved);
+      Counterexample c = analysis.Evaluate(at);
+      if (fails_here(c)) {
+        found = std::move(c);
+        break;
+      }
+    }
+    if (found) break;
+  }
+  if (!found) return;
+  f.counterexample = std::move(found);
+  f.evidence = Evidence::kExporterRecord;
+  f.notes.push_back(
+      {absl::StrCat("the Reshape itself fails at the counterexample, not only a value_info: its "
+                    "literal ",
+                    absl::StrJoin(literals, ", "),
+                    " stands for dynamic dims of the input, whose product it is at the sizes "
+                    "torch.export specialized"),
        std::nullopt});
 }
 

@@ -74,9 +74,11 @@ constexpr int kMaxBlindWarnedHealthyWithExportDims = 3;
 // no other corpus uses, each module's code, `why` and family final before the linter first ran
 // on it: the same four scores, each floor just below the count measured (docs/ground-truth.md,
 // "Sealed modules"). Measured 7 and 7 of 22 with an error, 11 and 12 of 22 with an error or a
-// warning (told, SL008 warns of sum_scale_math_pow.ts's Mul by 5 ** -0.5).
-constexpr double kMinSealedRecall = 0.31;
-constexpr double kMinSealedRecallWithExportDims = 0.31;
+// warning (told, SL008 warns of sum_scale_math_pow.ts's Mul by 5 ** -0.5). Since then (read from
+// this corpus: no held-out figure) 8 and 8 with an error: SL002 on a view that fails itself
+// where torch.export specialized the size (flatten_size_numel.dynamo).
+constexpr double kMinSealedRecall = 0.36;
+constexpr double kMinSealedRecallWithExportDims = 0.36;
 constexpr double kMinSealedFlagged = 0.49;
 constexpr double kMinSealedFlaggedWithExportDims = 0.54;
 // Healthy sealed files with a warning, alone and told: none measured.

@@ -3,7 +3,8 @@
 // recorded PyTorch line takes int() of a size (lint/provenance.h TakesIntOfSize); SL004 on a
 // position table whose line calls a resampler that the graph does not have; SL010 on a count the
 // line writes (the module's) or does not (perhaps the example's); SL002 on a target whose
-// literal factors the line writes (the module's heads).
+// literal factors the line writes (the module's heads), and on a view whose literal
+// torch.export's record makes the exporter's.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -220,6 +221,71 @@ TEST_CASE("SL002: literals the recorded line writes as factors of a split are th
       ViewModel({2}, 1, 2, {2, 4}, "return x.view(b, x.size(1), 2, x.size(2) // 2)"), "SL002");
   REQUIRE(!batch.empty());
   CHECK(batch[0].severity == Severity::kError);
+}
+
+// x[s77, s27, s53] -> Reshape(x, [-1, 16]) -> Softmax -> y, with the dynamo exporter's value_info
+// [s77, 16] on the view and `ranges` as torch.export's range record (empty: none).
+std::string FlattenModel(const std::string& ranges) {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  if (!ranges.empty()) {
+    auto* p = m.add_metadata_props();
+    p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
+    p->set_value(ranges);
+  }
+  auto* g = m.mutable_graph();
+  auto declare = [](ONNX_NAMESPACE::ValueInfoProto* v, const std::string& name,
+                    const std::vector<std::string>& dims) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+    for (const std::string& d : dims) {
+      if (d == "16") {
+        t->mutable_shape()->add_dim()->set_dim_value(16);
+      } else {
+        t->mutable_shape()->add_dim()->set_dim_param(d);
+      }
+    }
+  };
+  declare(g->add_input(), "x", {"s77", "s27", "s53"});
+  auto* target = g->add_initializer();
+  target->set_name("target");
+  target->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+  target->add_dims(2);
+  target->add_int64_data(-1);
+  target->add_int64_data(16);
+  auto* view = g->add_node();
+  view->set_op_type("Reshape");
+  view->set_name("view");
+  view->add_input("x");
+  view->add_input("target");
+  view->add_output("v");
+  auto* softmax = g->add_node();
+  softmax->set_op_type("Softmax");
+  softmax->add_input("v");
+  softmax->add_output("y");
+  declare(g->add_value_info(), "v", {"s77", "16"});
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL002: a view that fails itself where torch.export specialized the size is an error",
+          "[lint]") {
+  // x.reshape(x.size(0), x.shape[1:].numel()) traced at [2, 2, 8]: the target [-1, 16] and the
+  // value_info [s77, 16] the exporter wrote. By hand: at s53 = 9 (2 * 2 * 9 = 36 elements per
+  // batch of 2: 72, not a multiple of 16) ONNX Runtime's Reshape fails. Only the value_info pins
+  // the batch (a hint); the record that torch.export specialized s27 and s53 makes the literal
+  // 16 = s27 * s53 the exporter's, an error. Without the record: a hint.
+  const auto recorded =
+      FindingsOf(FlattenModel("{s77: VR[0, int_oo], s27: VR[2, 2], s53: VR[8, 8]}"), "SL002");
+  REQUIRE(recorded.size() == 1);
+  CHECK(recorded[0].severity == Severity::kError);
+  CHECK(recorded[0].evidence == Evidence::kExporterRecord);
+  REQUIRE(recorded[0].counterexample);
+  CHECK(recorded[0].counterexample->node_fails);
+  const auto unrecorded = FindingsOf(FlattenModel(""), "SL002");
+  for (const Finding& f : unrecorded) CHECK(f.severity != Severity::kError);
 }
 
 TEST_CASE("a recorded line that writes a number", "[lint]") {
