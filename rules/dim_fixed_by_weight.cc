@@ -7,7 +7,6 @@
 // as a module parameter).
 #include <algorithm>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
@@ -59,56 +58,6 @@ bool BroadcastsIn(const Cause& cause) {
   return std::any_of(cause.pins.begin(), cause.pins.end(), [](const Pin* pin) {
     return pin->requirement->relation == infer::Relation::kBroadcastable;
   });
-}
-
-// What a line of Python asks to resample, by name: a call ("interpolate_pos_encoding" in
-// `embeddings + self.interpolate_pos_encoding(embeddings, h, w)`, "resample_abs_pos_embed(...)")
-// or a flag set ("interpolate_pos_encoding" in `model(pixel_values,
-// interpolate_pos_encoding=True)`). A flag passed on as a variable
-// (`interpolate_pos_encoding=interpolate_pos_encoding`) asks nothing by itself and is the frame
-// below's to show.
-std::optional<std::string> ResamplingAsked(const std::string& code) {
-  const std::string lower = absl::AsciiStrToLower(code);
-  auto ident = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
-  for (const char* word : {"interpolate", "resample"}) {
-    for (size_t at = lower.find(word); at != std::string::npos; at = lower.find(word, at + 1)) {
-      size_t begin = at, end = at;
-      while (begin > 0 && ident(lower[begin - 1])) --begin;
-      while (end < lower.size() && ident(lower[end])) ++end;
-      if (end < lower.size() && lower[end] == '(') return code.substr(begin, end - begin);
-      size_t value = end;
-      while (value < lower.size() && lower[value] == ' ') ++value;
-      if (value < lower.size() && lower[value] == '=' && value + 1 < lower.size() &&
-          lower[value + 1] != '=') {
-        ++value;
-        while (value < lower.size() && lower[value] == ' ') ++value;
-        if (lower.compare(value, 4, "true") == 0) return code.substr(begin, end - begin);
-      }
-    }
-  }
-  return std::nullopt;
-}
-
-// What the node's recorded stack asks to resample: the innermost frame outside torch's own code
-// whose line calls a resampler or sets a resampling flag (ResamplingAsked), where no Resize of
-// the graph was recorded under that frame: there the graph resamples too
-// (`F.interpolate(x, size=(6, 6)) + self.bias` resizes x, not the table).
-std::optional<std::string> ResamplingCall(const ir::Graph& graph, const ir::Node& node) {
-  const std::vector<Frame> frames = StackFrames(node);
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-    if (IsTorchInternal(*it)) continue;
-    std::optional<std::string> asked = ResamplingAsked(it->code);
-    if (!asked) continue;
-    for (int i = 0; i < graph.num_nodes(); ++i) {
-      const ir::Node n = graph.node(i);
-      if (n.op_type() != "Resize" && n.op_type() != "Upsample") continue;
-      for (const Frame& f : StackFrames(n)) {
-        if (f.file == it->file && f.line == it->line) return std::nullopt;
-      }
-    }
-    return asked;
-  }
-  return std::nullopt;
 }
 
 class DimFixedByWeight : public Rule {

@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "lint/provenance.h"
+
 namespace shapelint::lint {
 
 namespace {
@@ -28,6 +30,17 @@ bool ModuleSizes(const Pin& pin, const std::vector<std::string>& traced) {
     return false;
   }
   return std::includes(traced.begin(), traced.end(), pin.symbols.begin(), pin.symbols.end());
+}
+
+// True when the exporter recorded, on the stack of the node `pin` is at, a line that asks to
+// resample (transformers' interpolate_pos_encoding, timm's resample_abs_pos_embed) and the
+// graph resamples nothing under it (ResamplingCall): the traced range then says only that the
+// trace took the branch that keeps the table, not that the table is the module's limit at
+// every size; SL004 states the hypothesis.
+bool ResamplesInBranch(const Pin& pin) {
+  const infer::Requirement& r = *pin.requirement;
+  if (r.graph == nullptr || r.node < 0) return false;
+  return ResamplingCall(*r.graph, r.graph->node(r.node)).has_value();
 }
 
 // `constraints` and then `more`, as the witness search takes them.
@@ -74,7 +87,8 @@ Analysis::Analysis(const ir::Model& model)
   }
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
   for (const Pin& pin : pins_.pins) {
-    const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise);
+    const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise) &&
+                        !ResamplesInBranch(pin);
     (design ? design_pins_ : blamed_pins_).push_back(pin);
   }
 }

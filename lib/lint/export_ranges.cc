@@ -1,12 +1,16 @@
 #include "lint/export_ranges.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lint/sha256.h"
 
 namespace shapelint::lint {
 namespace {
@@ -26,6 +30,80 @@ bool ReadBound(absl::string_view text, std::optional<int64_t>& bound) {
   if (!absl::SimpleAtoi(text, &v)) return false;
   bound = v;
   return true;
+}
+
+// True for a name torch.export gives a size symbol: s0, s77.
+bool IsTorchSymbol(std::string_view name) {
+  return name.size() >= 2 && name[0] == 's' &&
+         std::all_of(name.begin() + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// How torch.export names an input's source: by forward's parameter (L['x']), or, on the paths
+// that flatten the arguments first, by position (L['flat_args'][0]).
+enum class SourceNaming { kParameter, kFlatArgs };
+
+// The entries of `record` under the names the ONNX inputs give their axes, as torch numbered
+// its symbols under `naming`; empty when some name finds no entry or its entries disagree.
+std::map<std::string, ExportRange> NamedEntries(const std::map<std::string, ExportRange>& record,
+                                                const ir::Model& model, SourceNaming naming) {
+  constexpr uint32_t kIds = 100;
+  const ir::Graph& graph = model.graph();
+  absl::flat_hash_set<uint32_t> used;
+  std::map<std::string, std::vector<std::string>> entries_of;  // axis name -> record entries
+  int position = 0;
+  for (const auto& input : graph.proto().input()) {
+    if (graph.Initializer(input.name()) != nullptr || !input.type().has_tensor_type()) continue;
+    const std::string source = naming == SourceNaming::kParameter
+                                   ? absl::StrCat("L['", input.name(), "']")
+                                   : absl::StrCat("L['flat_args'][", position, "]");
+    ++position;
+    const auto& dims = input.type().tensor_type().shape().dim();
+    for (int axis = 0; axis < dims.size(); ++axis) {
+      if (!dims[axis].has_dim_param() || dims[axis].dim_param().empty()) continue;
+      const std::string& name = dims[axis].dim_param();
+      if (IsTorchSymbol(name)) {
+        uint32_t id = 0;
+        if (absl::SimpleAtoi(name.substr(1), &id)) used.insert(id);
+        continue;
+      }
+      uint32_t id = Sha256Mod(absl::StrCat(source, ".size()[", axis, "]"), kIds);
+      while (used.contains(id)) ++id;
+      used.insert(id);
+      entries_of[name].push_back(absl::StrCat("s", id));
+    }
+  }
+  std::map<std::string, ExportRange> named;
+  for (const auto& [name, entries] : entries_of) {
+    if (record.contains(name)) return {};  // the record knows the name itself
+    std::optional<ExportRange> range;
+    for (const std::string& entry : entries) {
+      auto it = record.find(entry);
+      if (it == record.end()) continue;  // a symbol torch replaced by an equal one
+      if (range && (range->min != it->second.min || range->max != it->second.max)) return {};
+      range = it->second;
+    }
+    if (!range) return {};
+    named.emplace(name, *range);
+  }
+  return named;
+}
+
+// The record's entries under the names the ONNX inputs give their axes, besides torch's own.
+// torch.export names the symbol of input x's axis i s<k>, k the SHA-256 of its source name
+// ("L['x'].size()[i]") modulo 100, the next free k on a collision, in the order it creates them
+// (inputs, then axes); the ONNX exporter then renames each to the dynamic_shapes name
+// (Dim("height")) but leaves the record as it was. Entries are read only when every name finds
+// its entry under one naming (an input named otherwise than forward's parameter finds none, and
+// nothing is read), and a name several axes share only when their entries agree.
+std::map<std::string, ExportRange> RenameToInputNames(std::map<std::string, ExportRange> record,
+                                                      const ir::Model& model) {
+  for (const SourceNaming naming : {SourceNaming::kParameter, SourceNaming::kFlatArgs}) {
+    const std::map<std::string, ExportRange> named = NamedEntries(record, model, naming);
+    if (named.empty()) continue;
+    for (const auto& [name, range] : named) record[name] = range;
+    return record;
+  }
+  return record;
 }
 
 }  // namespace
@@ -55,10 +133,12 @@ std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view given)
 
 std::map<std::string, ExportRange> ExportRanges(const ir::Model& model) {
   if (const std::optional<std::string_view> text = model.graph().Metadata(kRangeConstraintsKey)) {
-    return ParseRangeConstraints(*text);
+    return RenameToInputNames(ParseRangeConstraints(*text), model);
   }
   for (const auto& entry : model.proto().metadata_props()) {
-    if (entry.key() == kRangeConstraintsKey) return ParseRangeConstraints(entry.value());
+    if (entry.key() == kRangeConstraintsKey) {
+      return RenameToInputNames(ParseRangeConstraints(entry.value()), model);
+    }
   }
   return {};
 }

@@ -40,7 +40,9 @@ std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
 
 // The ranges `model` records: in its main graph's metadata, else in the model's own (the only
 // metadata of IR versions before 10, and of ONNX's text format as Debian's onnx parses it).
-// Empty when it records none.
+// Empty when it records none. Where the inputs name their axes as dynamic_shapes did
+// (Dim("height")), each entry torch.export made for such an axis is given under that name too,
+// found as torch numbers its symbols (the SHA-256 of the axis's source name, export_ranges.cc).
 std::map<std::string, ExportRange> ExportRanges(const ir::Model& model);
 
 // The range of each of `input_symbols` (the input dims declared dynamic) that `record` gives:

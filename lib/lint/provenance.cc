@@ -133,4 +133,44 @@ std::vector<std::string> ClassHierarchy(const ir::Node& node) {
   return StringList(View(*text));
 }
 
+std::optional<std::string> ResamplingAsked(const std::string& code) {
+  const std::string lower = absl::AsciiStrToLower(code);
+  auto ident = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  for (const char* word : {"interpolate", "resample"}) {
+    for (size_t at = lower.find(word); at != std::string::npos; at = lower.find(word, at + 1)) {
+      size_t begin = at, end = at;
+      while (begin > 0 && ident(lower[begin - 1])) --begin;
+      while (end < lower.size() && ident(lower[end])) ++end;
+      if (end < lower.size() && lower[end] == '(') return code.substr(begin, end - begin);
+      size_t value = end;
+      while (value < lower.size() && lower[value] == ' ') ++value;
+      if (value < lower.size() && lower[value] == '=' && value + 1 < lower.size() &&
+          lower[value + 1] != '=') {
+        ++value;
+        while (value < lower.size() && lower[value] == ' ') ++value;
+        if (lower.compare(value, 4, "true") == 0) return code.substr(begin, end - begin);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> ResamplingCall(const ir::Graph& graph, const ir::Node& node) {
+  const std::vector<Frame> frames = StackFrames(node);
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    if (IsTorchInternal(*it)) continue;
+    std::optional<std::string> asked = ResamplingAsked(it->code);
+    if (!asked) continue;
+    for (int i = 0; i < graph.num_nodes(); ++i) {
+      const ir::Node n = graph.node(i);
+      if (n.op_type() != "Resize" && n.op_type() != "Upsample") continue;
+      for (const Frame& f : StackFrames(n)) {
+        if (f.file == it->file && f.line == it->line) return std::nullopt;
+      }
+    }
+    return asked;
+  }
+  return std::nullopt;
+}
+
 }  // namespace shapelint::lint

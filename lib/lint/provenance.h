@@ -44,6 +44,20 @@ bool TakesIntOfSize(std::string_view code);
 // spells out is the module's, not a size the exporter read off the example.
 bool WritesNumber(std::string_view code, int64_t value);
 
+// What a line of Python asks to resample, by name: a call ("interpolate_pos_encoding" in
+// `embeddings + self.interpolate_pos_encoding(embeddings, h, w)`, "resample_abs_pos_embed(...)")
+// or a flag set ("interpolate_pos_encoding" in `model(pixel_values,
+// interpolate_pos_encoding=True)`). A flag passed on as a variable
+// (`interpolate_pos_encoding=interpolate_pos_encoding`) asks nothing by itself and is the frame
+// below's to show.
+std::optional<std::string> ResamplingAsked(const std::string& code);
+
+// What `node`'s recorded stack asks to resample: the innermost frame outside torch's own code
+// whose line calls a resampler or sets a resampling flag (ResamplingAsked), where no Resize of
+// `graph` was recorded under that frame: there the graph resamples too
+// (`F.interpolate(x, size=(6, 6)) + self.bias` resizes x, not the table).
+std::optional<std::string> ResamplingCall(const ir::Graph& graph, const ir::Node& node);
+
 // The recorded class hierarchy, outermost module first, ending with the aten op
 // ("torch.nn.modules.pooling.AdaptiveAvgPool2d", "aten.avg_pool2d.default"); empty when none.
 std::vector<std::string> ClassHierarchy(const ir::Node& node);

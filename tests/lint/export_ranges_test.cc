@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "lint/sha256.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
@@ -157,6 +158,69 @@ g (float[s27] x) => (float[s27] y) {
   // A negative lower bound is no bound; the upper one stays.
   const auto r = ParseRangeConstraints("{s0: VR[-3, 8]}");
   CHECK(r.at("s0").min == -3);
+}
+
+TEST_CASE("SHA-256 as FIPS 180-4's examples and Python's hashlib give it", "[lint]") {
+  auto hex = [](std::string_view data) {
+    std::string out;
+    for (uint8_t b : Sha256(data)) absl::StrAppend(&out, absl::Hex(b, absl::kZeroPad2));
+    return out;
+  };
+  // FIPS 180-4's one-block and two-block messages, and the empty one.
+  CHECK(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  // 55 and 56 bytes: the length fits the first block, then needs a second.
+  CHECK(hex(std::string(55, 'a')) ==
+        "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  CHECK(hex(std::string(56, 'a')) ==
+        "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  // torch.export's symbols of x's four axes, as Python computes them:
+  // int(hashlib.sha256(b"L['x'].size()[0]").hexdigest(), 16) % 100 is 77, and so on.
+  CHECK(Sha256Mod("L['x'].size()[0]", 100) == 77);
+  CHECK(Sha256Mod("L['x'].size()[1]", 100) == 27);
+  CHECK(Sha256Mod("L['x'].size()[2]", 100) == 53);
+  CHECK(Sha256Mod("L['x'].size()[3]", 100) == 0);
+}
+
+TEST_CASE("export ranges: the dynamic_shapes names find torch's entries by the source's hash",
+          "[lint]") {
+  // Dim("height") and Dim("width") on x's axes 2 and 3: the ONNX exporter names the axes so and
+  // keeps the record's s53 and s0 (tests/corpus/unseen/upscale_small_branch.dynamo.onnx: a
+  // branch taken below 12 rows records height in [0, 11]).
+  auto read = [](const std::string& input, const std::string& dims, const std::string& record) {
+    const std::string text = absl::StrCat(
+        R"(<ir_version: 8, opset_import: ["" : 17], metadata_props: )",
+        R"(["pkg.torch.export.ExportedProgram.range_constraints": ")", record, R"("]>
+g (float[)",
+        dims, "] ", input, ") => (float[", dims, "] y) {\n  y = Relu (", input, ")\n}");
+    auto model = ir::LoadModelFromBytes(text, "ranges.onnxtxt");
+    REQUIRE(model.ok());
+    return ExportRanges(**model);
+  };
+  const auto named = read("x", "batch, 4, height, width",
+                          "{s77: VR[0, int_oo], s53: VR[0, 11], s0: VR[0, int_oo]}");
+  REQUIRE(named.contains("height"));
+  CHECK(named.at("height").max == 11);
+  REQUIRE(named.contains("width"));
+  CHECK(!named.at("width").max);
+  REQUIRE(named.contains("batch"));
+  // An input named otherwise than forward's parameter finds no entry for some name: nothing is
+  // renamed, rather than a range given to the wrong axis.
+  const auto other = read("images", "batch, 4, height, width",
+                          "{s77: VR[0, int_oo], s53: VR[0, 11], s0: VR[0, int_oo]}");
+  CHECK(!other.contains("height"));
+  // The paths that flatten the arguments first name the source L['flat_args'][0]: 6, 37 and 46
+  // for axes 0, 2 and 3 (by hand, Python's hashlib).
+  const auto flat = read("x", "batch, 4, height, width",
+                         "{s6: VR[0, int_oo], s37: VR[10, 19], s46: VR[0, int_oo]}");
+  REQUIRE(flat.contains("height"));
+  CHECK(flat.at("height").min == 10);
+  CHECK(flat.at("height").max == 19);
+  // Names the record knows itself stay as they are.
+  const auto own = read("x", "s77, 4, s53, s0", "{s77: VR[0, int_oo], s53: VR[0, 11]}");
+  CHECK(own.size() == 2);
 }
 
 }  // namespace
