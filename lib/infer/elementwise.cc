@@ -141,7 +141,12 @@ MaybeExpr TruncDiv(const MaybeExpr& a, const MaybeExpr& b) {
     if (NeverPositive(*a)) return sym::Neg(sym::FloorDiv(sym::Neg(a), b));
     return sym::FloorDiv(a, b);
   }
-  return sym::FloorDiv(a, b);  // known only for constants, handled above
+  // A symbolic divisor (the dynamo exporter's -1 of a view, n*c*h*w // (n*c)): the exact
+  // quotient where it divides as a polynomial, where truncation and floor agree; floor(a / b)
+  // of two sizes, where they agree as well. The divisor is not 0 wherever the Div runs.
+  if (MaybeExpr exact = sym::ExactDiv(a, b)) return exact;
+  if (sym::KnownNonNegative(*a) && sym::KnownNonNegative(*b)) return sym::FloorDivExpr(a, b);
+  return std::nullopt;
 }
 
 BinaryFn ValueFunction(const std::string& op, int32_t elem_type) {

@@ -22,9 +22,10 @@ namespace {
 // and 39 since SL010 warns of a count no recorded line writes (a principle from the severity
 // policy, not from these files); 33 and 40 since torch.export's record is read under the
 // dynamic_shapes names (export_ranges.h; found reading upscale_small_branch.dynamo's miss: no
-// held-out figure).
-constexpr double kMinUnseenRecall = 0.47;
-constexpr double kMinUnseenRecallWithExportDims = 0.52;
+// held-out figure); 24 and 26 with an error since the engine reads the exporter's integer Div
+// by a symbolic size (anchor_points_int.dynamo's SL005, found reading its miss).
+constexpr double kMinUnseenRecall = 0.49;
+constexpr double kMinUnseenRecallWithExportDims = 0.54;
 constexpr double kMinUnseenFlagged = 0.68;
 constexpr double kMinUnseenFlaggedWithExportDims = 0.83;
 // Healthy unseen files with a warning, alone and told: the ceilings measured (each listed in
@@ -119,17 +120,16 @@ const std::set<std::string> kBlindKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking blind files with an error none of whose counterexamples the stored
 // runs confirm. Each error is on the operation that bakes the size, but its counterexample moves
-// a size where eager PyTorch fails as well: the dynamo export of Swin's shifted-window mask at a
-// height of 9 (the windows need multiples of 4; the graph's Reshape holds again at 12, where the
-// mask fails in ONNX Runtime but the engine cannot see it: the dynamo export rolls by a Mod of
-// the size, which it does not model), the YOLOv3 grid at 9 x 8 and 16 x 8 (the grid needs a
+// a size where eager PyTorch fails as well: the YOLOv3 grid at 9 x 8 and 16 x 8 (the grid needs a
 // square map), the FPN merge at a top level of 3 x 5 or 4 x 4 against a 7 x 10 lateral
 // (repeat_interleave(2) no longer covers it). The labels' own runs show each file breaking where
-// eager runs. The TorchScript Swin mask's counterexample moved by the windows' step, to 12, where
-// ONNX Runtime fails and eager runs (lint/granule.h).
+// eager runs. Both Swin masks' counterexamples moved by the windows' step, to 12, where ONNX
+// Runtime fails and eager runs (lint/granule.h; the dynamo one once the engine read the
+// exporter's integer Div by a symbolic size, lib/infer/elementwise.cc TruncDiv).
 const std::set<std::string> kBlindUnconfirmedCounterexamples = {
-    "fpn_repeat_interleave_int.dynamo.onnx", "fpn_repeat_interleave_int.ts.onnx",
-    "swin_shift_mask_int.dynamo.onnx",       "yolov3_grid_repeat_int.dynamo.onnx",
+    "fpn_repeat_interleave_int.dynamo.onnx",
+    "fpn_repeat_interleave_int.ts.onnx",
+    "yolov3_grid_repeat_int.dynamo.onnx",
     "yolov3_grid_repeat_int.ts.onnx",
 };
 

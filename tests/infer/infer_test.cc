@@ -182,6 +182,10 @@ g (float[T] x) => (float[?] y) {
   q_one_minus = Div (one_minus, four)
   c = Constant <value = int64[1] {-5}> ()
   q_const = Div (c, four)
+  both = Mul (s, four)
+  q_exact = Div (both, s)
+  q_sizes = Div (four, s)
+  q_negated = Div (neg, s)
   y = Identity (x)
 })");
   CHECK(r.Values("q") == "{-floor(T / 4)}");
@@ -189,6 +193,11 @@ g (float[T] x) => (float[?] y) {
   // -floor((T - 1) / 4) in canonical form: at T = 5, 6 and 1 it is -1, -1 and 0.
   CHECK(r.Values("q_one_minus") == "{-floor((T + 3) / 4) + 1}");
   CHECK(r.Values("q_const") == "{-1}");
+  // By a symbolic size (the dynamo exporter's -1 of a view, n*c*h*w // (n*c)): the exact quotient
+  // where it divides as a polynomial, floor of two sizes, and nothing where the sign may differ.
+  CHECK(r.Values("q_exact") == "{4}");
+  CHECK(r.Values("q_sizes") == "{floor(4 / T)}");
+  CHECK(r.Values("q_negated") == "{-1}");
 }
 
 TEST_CASE("expand(-1, ...) as the TorchScript exporter writes it: a size is never -1", "[infer]") {
