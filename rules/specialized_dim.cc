@@ -15,6 +15,7 @@
 // Claims: nothing; it reads the exporter's record in Check.
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lint/export_ranges.h"
 #include "lint/fix_builder.h"
@@ -76,6 +77,102 @@ class SpecializedDim : public Rule {
     return false;
   }
 
+  // True when every input of `concat` reaches scalar literals of its own within a few nodes,
+  // each input's in another order or others than every other input's: the same computation
+  // with another constant, as a loop traced once per iteration leaves it (the index i folded
+  // into each piece), not a few different pieces a module stacks (sin and cos of a grid).
+  static bool EachPieceItsOwnLiterals(const ir::Graph& graph, const ir::Node& concat) {
+    constexpr int kMaxHops = 4;
+    absl::flat_hash_set<std::string> trails;
+    for (const auto& piece : concat.input()) {
+      std::string trail;
+      std::vector<std::pair<std::string, int>> queue;
+      queue.emplace_back(std::string(piece), 0);
+      absl::flat_hash_set<std::string> seen;
+      for (size_t q = 0; q < queue.size(); ++q) {
+        const auto [value, hops] = queue[q];
+        if (value.empty() || !seen.insert(value).second) continue;
+        const auto* t = graph.Initializer(value);
+        const int p = graph.Producer(value);
+        const bool constant_node = p >= 0 && graph.node(p).op_type() == "Constant";
+        if ((t != nullptr && t->dims_size() <= 1) || constant_node) {
+          absl::StrAppend(&trail, value, ";");
+          continue;
+        }
+        if (p < 0 || hops >= kMaxHops) continue;
+        for (const auto& in : graph.node(p).input()) queue.emplace_back(in, hops + 1);
+      }
+      if (trail.empty() || !trails.insert(trail).second) return false;
+    }
+    return true;
+  }
+
+  // The count of single-element pieces that a Concat upstream of an operand of `c`'s failing
+  // node joins on an axis, where that count is a product of the sizes torch.export specialized
+  // `symbol` among (80 = 8 x 10): the trace ran a Python loop over the sizes once per element,
+  // `[... for i in range(h) for j in range(w)]`, and the graph holds one piece per iteration.
+  // Only a few layout and scaling ops are followed back from the operand. Nullopt when none.
+  static std::optional<int64_t> UnrolledCount(const Analysis& analysis, const Counterexample& c,
+                                              const std::string& symbol) {
+    constexpr int kMaxHops = 6;
+    const ir::Graph& graph = analysis.model().graph();
+    if (!c.node_fails || c.failing_node.graph != "main" || c.failing_node.index < 0) {
+      return std::nullopt;
+    }
+    // The products of the specialized sizes over the subsets that hold `symbol`.
+    std::vector<std::pair<std::string, int64_t>> sizes(analysis.specialized().begin(),
+                                                       analysis.specialized().end());
+    constexpr size_t kMaxSymbols = 8;
+    if (sizes.size() > kMaxSymbols) return std::nullopt;
+    std::vector<int64_t> counts;
+    for (uint32_t subset = 1; subset < (1U << sizes.size()); ++subset) {
+      int64_t product = 1;
+      bool holds = false, overflow = false;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        if ((subset & (1U << i)) == 0) continue;
+        holds = holds || sizes[i].first == symbol;
+        overflow = overflow || __builtin_mul_overflow(product, sizes[i].second, &product);
+      }
+      if (holds && !overflow && product >= 2) counts.push_back(product);
+    }
+    static constexpr std::string_view kFollowed[] = {
+        "Unsqueeze", "Squeeze", "Slice", "Reshape", "Transpose", "Identity", "Cast",
+        "Mul",       "Div",     "Add",   "Sub",     "Expand",    "Neg",      "Exp"};
+    std::vector<std::pair<std::string, int>> queue;  // value, hops
+    for (const auto& in : graph.node(c.failing_node.index).input()) queue.emplace_back(in, 0);
+    absl::flat_hash_set<std::string> seen;
+    for (size_t q = 0; q < queue.size(); ++q) {
+      const auto [value, hops] = queue[q];
+      if (value.empty() || !seen.insert(value).second) continue;
+      const int p = graph.Producer(value);
+      if (p < 0) continue;
+      const ir::Node n = graph.node(p);
+      if (n.op_type() == "Concat" && n.input_size() >= 2) {
+        const int64_t axis = n.IntAttribute("axis").value_or(0);
+        bool single = true;
+        for (const auto& piece : n.input()) {
+          const infer::TensorFact* f = analysis.inference().Find(piece);
+          const int64_t rank =
+              f != nullptr && f->shape ? static_cast<int64_t>(f->shape->size()) : 0;
+          const int64_t a = axis < 0 ? axis + rank : axis;
+          single = single && f != nullptr && f->shape && a >= 0 && a < rank && (*f->shape)[a] &&
+                   (*f->shape)[a]->AsConstant() == 1;
+        }
+        const int64_t count = n.input_size();
+        if (single && std::find(counts.begin(), counts.end(), count) != counts.end() &&
+            EachPieceItsOwnLiterals(graph, n)) {
+          return count;
+        }
+      }
+      if (hops >= kMaxHops || std::find(std::begin(kFollowed), std::end(kFollowed), n.op_type()) ==
+                                  std::end(kFollowed)) {
+        continue;
+      }
+      for (const auto& in : n.input()) queue.emplace_back(in, hops + 1);
+    }
+    return std::nullopt;
+  }
+
   // The first node, in topological order, that reads the input.
   static int FirstReader(const ir::Graph& graph, const std::string& input) {
     for (int index : graph.topological_order()) {
@@ -111,8 +208,13 @@ class SpecializedDim : public Rule {
     // them from the recorded size): a warning.
     // Where the graph itself requires the size and no rule recognised how it entered, the
     // limit may be the module's own: a warning that still shows where the graph breaks.
-    Evidence evidence =
-        c.failure.empty() || graph_requires ? Evidence::kHypothesis : Evidence::kExporterRecord;
+    // A graph that requires the size because it built a tensor of one piece per iteration of a
+    // loop over the specialized sizes shows how the size entered: the exporter's record.
+    const std::optional<int64_t> unrolled =
+        graph_requires && !c.failure.empty() ? UnrolledCount(analysis, c, symbol) : std::nullopt;
+    Evidence evidence = c.failure.empty() || (graph_requires && !unrolled)
+                            ? Evidence::kHypothesis
+                            : Evidence::kExporterRecord;
     if (repaired) evidence = Evidence::kWrongAnnotation;
     Finding f = FindingAt(
         analysis, graph, reader, evidence,
@@ -140,7 +242,15 @@ class SpecializedDim : public Rule {
                         "settles (onnx-shapelint confirm)"),
            std::nullopt});
     }
-    if (graph_requires) {
+    if (unrolled) {
+      f.notes.push_back(
+          {absl::StrCat("the graph joins ", *unrolled,
+                        " single pieces into the tensor that fails here, as many as the sizes "
+                        "torch.export specialized make: forward looped over the size in Python "
+                        "(a list comprehension over range(h), a loop of torch.cat), once per "
+                        "element at the example, and the graph keeps that count"),
+           std::nullopt});
+    } else if (graph_requires) {
       f.notes.push_back(
           {absl::StrCat(
                "the graph itself runs only at ", symbol, " = ", size,

@@ -81,9 +81,11 @@ constexpr int kMaxBlindWarnedHealthyWithExportDims = 3;
 // "Sealed modules"). Measured 7 and 7 of 22 with an error, 11 and 12 of 22 with an error or a
 // warning (told, SL008 warns of sum_scale_math_pow.ts's Mul by 5 ** -0.5). Since then (read from
 // this corpus: no held-out figure) 8 and 8 with an error: SL002 on a view that fails itself
-// where torch.export specialized the size (flatten_size_numel.dynamo).
-constexpr double kMinSealedRecall = 0.36;
-constexpr double kMinSealedRecallWithExportDims = 0.36;
+// where torch.export specialized the size (flatten_size_numel.dynamo); 9 and 9 since SL011
+// reads a Concat of one piece per iteration of a loop over the specialized sizes
+// (ssd_priors_listcomp.dynamo).
+constexpr double kMinSealedRecall = 0.40;
+constexpr double kMinSealedRecallWithExportDims = 0.40;
 constexpr double kMinSealedFlagged = 0.49;
 constexpr double kMinSealedFlaggedWithExportDims = 0.54;
 // Healthy sealed files with a warning, alone and told: none measured; one since the record's
