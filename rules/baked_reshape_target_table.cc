@@ -69,22 +69,40 @@ std::vector<int64_t> DynamicLiterals(const std::vector<sym::MaybeExpr>& shape,
   return out;
 }
 
+// The cause's Reshape in the main graph as the engine knows it at the witness: its input's
+// and target's facts, the input's dims, and the target's literals that stand for dynamic dims.
+// Nullopt where any of them is unknown.
+struct ReshapeAtWitness {
+  const infer::TensorFact* input = nullptr;
+  const infer::TensorFact* target = nullptr;
+  std::vector<int64_t> dynamic_literals;
+};
+
+std::optional<ReshapeAtWitness> ReshapeOf(const Analysis& analysis, const Cause& cause) {
+  const ir::Graph& g = analysis.model().graph();
+  if (cause.graph != &g || cause.node < 0) return std::nullopt;
+  const ir::Node n = g.node(cause.node);
+  if (n.input_size() < 2) return std::nullopt;
+  ReshapeAtWitness r;
+  r.input = analysis.inference().Find(n.input(0));
+  r.target = analysis.inference().Find(n.input(1));
+  const auto dims = analysis.DimsAt(n.input(0), analysis.witness());
+  if (r.input == nullptr || !r.input->shape || r.target == nullptr || !r.target->values || !dims ||
+      dims->size() != r.input->shape->size()) {
+    return std::nullopt;
+  }
+  r.dynamic_literals =
+      DynamicLiterals(*r.input->shape, *dims, *r.target->values, analysis.witness());
+  return r;
+}
+
 }  // namespace
 
 void NoteTrainedTable(const Analysis& analysis, const Cause& cause, Finding& f) {
   const ir::Graph& g = analysis.model().graph();
-  if (cause.graph != &g || cause.node < 0) return;
-  const ir::Node n = g.node(cause.node);
-  if (n.input_size() < 2) return;
-  const infer::TensorFact* input = analysis.inference().Find(n.input(0));
-  const infer::TensorFact* target = analysis.inference().Find(n.input(1));
-  const auto dims = analysis.DimsAt(n.input(0), analysis.witness());
-  if (input == nullptr || !input->shape || target == nullptr || !target->values || !dims ||
-      dims->size() != input->shape->size()) {
-    return;
-  }
-  for (int64_t literal :
-       DynamicLiterals(*input->shape, *dims, *target->values, analysis.witness())) {
+  const std::optional<ReshapeAtWitness> reshape = ReshapeOf(analysis, cause);
+  if (!reshape) return;
+  for (int64_t literal : reshape->dynamic_literals) {
     const std::optional<std::string> table =
         TrainedTableMeeting(g, cause.node, literal, analysis.signature());
     if (!table) continue;
@@ -164,21 +182,11 @@ void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& 
 }
 
 void ConfirmOwnFailure(const Analysis& analysis, const Cause& cause, Finding& f) {
-  const ir::Graph& g = analysis.model().graph();
   if (f.evidence != Evidence::kHint && f.evidence != Evidence::kUnverifiedHint) return;
-  if (cause.graph != &g || cause.node < 0 || analysis.specialized().empty()) return;
-  const ir::Node n = g.node(cause.node);
-  if (n.input_size() < 2) return;
-  const infer::TensorFact* input = analysis.inference().Find(n.input(0));
-  const infer::TensorFact* target = analysis.inference().Find(n.input(1));
-  const auto dims = analysis.DimsAt(n.input(0), analysis.witness());
-  if (input == nullptr || !input->shape || target == nullptr || !target->values || !dims ||
-      dims->size() != input->shape->size()) {
-    return;
-  }
-  const std::vector<int64_t> literals =
-      DynamicLiterals(*input->shape, *dims, *target->values, analysis.witness());
-  if (literals.empty()) return;
+  if (analysis.specialized().empty()) return;
+  const std::optional<ReshapeAtWitness> reshape = ReshapeOf(analysis, cause);
+  if (!reshape || reshape->dynamic_literals.empty()) return;
+  const std::vector<int64_t>& literals = reshape->dynamic_literals;
   // The exporter's record is the evidence (docs/severity.md): torch.export specialized a symbol,
   // and moved from its size the Reshape itself fails, not only a value_info. Without a record
   // the literal may be a post-processor's fold of a size the model's weights fix anyway

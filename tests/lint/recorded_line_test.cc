@@ -57,9 +57,8 @@ std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rul
   return out;
 }
 
-// x[s77, s27, s53] -> TopK(x, k) on the last axis, recorded at `code`; `ranges` is torch.export's
-// range record (empty: none).
-std::string TopKModel(int64_t k, const std::string& code, const std::string& ranges) {
+// An empty model of IR 10, opset 18, with `ranges` as torch.export's range record (empty: none).
+ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
   ONNX_NAMESPACE::ModelProto m;
   m.set_ir_version(10);
   m.add_opset_import()->set_version(18);
@@ -68,6 +67,13 @@ std::string TopKModel(int64_t k, const std::string& code, const std::string& ran
     p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
     p->set_value(ranges);
   }
+  return m;
+}
+
+// x[s77, s27, s53] -> TopK(x, k) on the last axis, recorded at `code`; `ranges` is torch.export's
+// range record (empty: none).
+std::string TopKModel(int64_t k, const std::string& code, const std::string& ranges) {
+  ONNX_NAMESPACE::ModelProto m = ModelWithRanges(ranges);
   auto* g = m.mutable_graph();
   auto* x = g->add_input();
   x->set_name("x");
@@ -148,9 +154,7 @@ TEST_CASE("SL010: a count the recorded line writes is the module's; one it does 
 // `code`: the dynamo exporter's view of a size tuple and literals.
 std::string ViewModel(const std::vector<int64_t>& head, int64_t keep_from, int64_t keep_to,
                       const std::vector<int64_t>& tail, const std::string& code) {
-  ONNX_NAMESPACE::ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
+  ONNX_NAMESPACE::ModelProto m = ModelWithRanges("");
   auto* g = m.mutable_graph();
   auto* x = g->add_input();
   x->set_name("x");
@@ -226,14 +230,7 @@ TEST_CASE("SL002: literals the recorded line writes as factors of a split are th
 // x[s77, s27, s53] -> Reshape(x, [-1, 16]) -> Softmax -> y, with the dynamo exporter's value_info
 // [s77, 16] on the view and `ranges` as torch.export's range record (empty: none).
 std::string FlattenModel(const std::string& ranges) {
-  ONNX_NAMESPACE::ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
-  if (!ranges.empty()) {
-    auto* p = m.add_metadata_props();
-    p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
-    p->set_value(ranges);
-  }
+  ONNX_NAMESPACE::ModelProto m = ModelWithRanges(ranges);
   auto* g = m.mutable_graph();
   auto declare = [](ONNX_NAMESPACE::ValueInfoProto* v, const std::string& name,
                     const std::vector<std::string>& dims) {
@@ -321,9 +318,7 @@ TEST_CASE("SL007: a literal its recorded line writes is the module's own", "[lin
 // recorded with that stack (its output unused): frames alike in place and text are one frame.
 std::string TableModel(const std::vector<std::string>& frames,
                        const std::vector<std::string>& resize_frames) {
-  ONNX_NAMESPACE::ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
+  ONNX_NAMESPACE::ModelProto m = ModelWithRanges("");
   auto* g = m.mutable_graph();
   auto add_input = [&](const char* name, std::vector<std::string> dims) {
     auto* v = g->add_input();

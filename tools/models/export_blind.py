@@ -413,26 +413,13 @@ def control_models():
 
 
 def all_modules():
-    mods = plumbing_models() + arithmetic_models() + control_models()
-    for k, e in enumerate(mods):
-        e["index"] = k
-    return mods
+    return eu.numbered(plumbing_models() + arithmetic_models() + control_models())
 
 
 counts = eu.counts_by(FAMILIES)
 
 
-ABOUT = ("Ground truth for the models in this directory, written by tools/models/export_blind.py "
-         "(never edited by hand): small modules written for this corpus alone, in idioms no other corpus "
-         "uses, in three families ('family'), each module's code, why and labels final before the linter "
-         "first ran on it, never used to tune the linter ('held_out': true on every model), each exported "
-         "by torch.onnx.export with dynamo=True (every axis Dim.AUTO, Dim.DYNAMIC or a named Dim) and "
-         "dynamo=False (dynamic_axes on every axis). Each model ran on ONNX Runtime (CPU, 1 thread) and on "
-         "eager PyTorch on the same inputs; the first run is the export size. Verdicts and tolerance as in "
-         "tests/corpus/torch2 (torch2_runs.py): 'breaks': ORT fails, or its output shape or values differ "
-         "from eager, at some size where eager runs and the file declares the axes dynamic. 'suspects': "
-         "nodes reading a constant that holds an export size (found automatically). 'counterexamples': "
-         "each linter error's counterexample, run the same way.")
+ABOUT = eu.held_out_about("export_blind.py", "three", final_before_linting=True)
 
 
 def main():

@@ -387,25 +387,13 @@ def plumbing_models():
 
 
 def all_modules():
-    mods = branch_models() + arithmetic_models() + plumbing_models()
-    for k, e in enumerate(mods):
-        e["index"] = k
-    return mods
+    return eu.numbered(branch_models() + arithmetic_models() + plumbing_models())
 
 
 counts = eu.counts_by(FAMILIES)
 
 
-ABOUT = ("Ground truth for the models in this directory, written by tools/models/export_fresh.py "
-         "(never edited by hand): small modules written for this corpus alone, in idioms no other corpus "
-         "uses, in three families ('family'), never used to tune the linter ('held_out': true on every "
-         "model), each exported by torch.onnx.export with dynamo=True (every axis Dim.AUTO, Dim.DYNAMIC or "
-         "a named Dim) and dynamo=False (dynamic_axes on every axis). Each model ran on ONNX Runtime (CPU, "
-         "1 thread) and on eager PyTorch on the same inputs; the first run is the export size. Verdicts "
-         "and tolerance as in tests/corpus/torch2 (torch2_runs.py): 'breaks': ORT fails, or its output "
-         "shape or values differ from eager, at some size where eager runs and the file declares the axes "
-         "dynamic. 'suspects': nodes reading a constant that holds an export size (found automatically). "
-         "'counterexamples': each linter error's counterexample, run the same way.")
+ABOUT = eu.held_out_about("export_fresh.py", "three", final_before_linting=False)
 
 
 def main():

@@ -536,6 +536,32 @@ def counts_by(families):
     return counts
 
 
+def numbered(modules):
+    """`modules`, each given its index in the corpus."""
+    for k, e in enumerate(modules):
+        e["index"] = k
+    return modules
+
+
+def held_out_about(script, families, final_before_linting):
+    """The ground truth's `about` for a corpus of held-out modules that `script` writes; with
+    `final_before_linting`, each module's code, why and labels were final before the linter first
+    ran on it."""
+    final = ("each module's code, why and labels final before the linter first ran on it, "
+             if final_before_linting else "")
+    return ("Ground truth for the models in this directory, written by tools/models/%s (never edited "
+            "by hand): small modules written for this corpus alone, in idioms no other corpus uses, in %s "
+            "families ('family'), %snever used to tune the linter ('held_out': true on every model), each "
+            "exported by torch.onnx.export with dynamo=True (every axis Dim.AUTO, Dim.DYNAMIC or a named "
+            "Dim) and dynamo=False (dynamic_axes on every axis). Each model ran on ONNX Runtime (CPU, 1 "
+            "thread) and on eager PyTorch on the same inputs; the first run is the export size. Verdicts "
+            "and tolerance as in tests/corpus/torch2 (torch2_runs.py): 'breaks': ORT fails, or its output "
+            "shape or values differ from eager, at some size where eager runs and the file declares the "
+            "axes dynamic. 'suspects': nodes reading a constant that holds an export size (found "
+            "automatically). 'counterexamples': each linter error's counterexample, run the same way."
+            % (script, families, final))
+
+
 counts = counts_by(FAMILIES)
 
 
