@@ -245,6 +245,33 @@ void CheckCounterexamplesConfirmed(const std::string& corpus, const std::set<std
               << " listed breaking files with no confirmed counterexample have none");
   INFO(absl::StrJoin(unconfirmed, "; "));
   CHECK(unconfirmed.empty());
+  // And what the labels store is what the linter states now: every error's counterexample,
+  // alone and told, is among the stored runs (export_*.py --only MODULE --linter stores them).
+  std::vector<std::string> unstored;
+  for (const auto& [file, label] : truth["models"].items()) {
+    std::set<std::map<std::string, std::vector<int64_t>>> stored;
+    if (label.contains("counterexamples") && label["counterexamples"].is_array()) {
+      for (const json& c : label["counterexamples"]) {
+        std::map<std::string, std::vector<int64_t>> inputs;
+        for (const auto& [input, dims] : c["inputs"].items()) {
+          inputs[input] = dims.get<std::vector<int64_t>>();
+        }
+        stored.insert(std::move(inputs));
+      }
+    }
+    for (const bool told : {false, true}) {
+      for (const Finding& f : LintFile(Dir(corpus) / file, label, told)) {
+        if (f.severity != Severity::kError || !f.counterexample) continue;
+        const std::map<std::string, std::vector<int64_t>> inputs(f.counterexample->inputs.begin(),
+                                                                 f.counterexample->inputs.end());
+        if (!stored.contains(inputs)) {
+          unstored.push_back(absl::StrCat(file, told ? " (told) " : " ", f.rule));
+        }
+      }
+    }
+  }
+  INFO("error counterexamples never run: " << absl::StrJoin(unstored, "; "));
+  CHECK(unstored.empty());
 }
 
 }  // namespace shapelint::lint::corpus

@@ -69,7 +69,8 @@ void CheckHeldOutFamilies(const std::string& corpus, const std::vector<std::stri
 
 // The labels of a held-out corpus store each error's counterexample run on ONNX Runtime and
 // eager PyTorch (torch2_runs.confirm): on a breaking file, one at least must show ONNX Runtime
-// failing or differing from eager, or the file is one of `listed`, the known failures.
+// failing or differing from eager, or the file is one of `listed`, the known failures; and
+// every error's counterexample the linter states now, alone and told, is a stored one.
 void CheckCounterexamplesConfirmed(const std::string& corpus, const std::set<std::string>& listed);
 
 }  // namespace shapelint::lint::corpus
