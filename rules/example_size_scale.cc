@@ -247,7 +247,7 @@ class ExampleSizeScale : public Rule {
       candidates.push_back(std::move(all));
     }
     for (const Candidate& c : candidates) {
-      if (c.size < 2 || !c.expr || !VariesWhereTheGraphRuns(analysis, *c.expr, c.size)) continue;
+      if (c.size < 2 || !c.expr) continue;
       const double size = static_cast<double>(c.size);
       std::string how;
       const bool root = !Near(number, size);
@@ -259,6 +259,8 @@ class ExampleSizeScale : public Rule {
       } else {
         continue;
       }
+      // Evaluating the graph at moved sizes is the dear part: only for a number that matched.
+      if (!VariesWhereTheGraphRuns(analysis, *c.expr, c.size)) continue;
       return Matched{absl::StrCat(how, " the size"), c.symbols, *c.expr, root};
     }
     return std::nullopt;

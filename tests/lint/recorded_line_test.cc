@@ -57,7 +57,8 @@ std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rul
   return out;
 }
 
-// An empty model of IR 10, opset 18, with `ranges` as torch.export's range record (empty: none).
+// A model of IR 10, opset 18, with the input x[s77, s27, s53] and no node yet, and `ranges` as
+// torch.export's range record (empty: none).
 ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
   ONNX_NAMESPACE::ModelProto m;
   m.set_ir_version(10);
@@ -67,6 +68,11 @@ ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
     p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
     p->set_value(ranges);
   }
+  auto* x = m.mutable_graph()->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   return m;
 }
 
@@ -75,11 +81,6 @@ ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
 std::string TopKModel(int64_t k, const std::string& code, const std::string& ranges) {
   ONNX_NAMESPACE::ModelProto m = ModelWithRanges(ranges);
   auto* g = m.mutable_graph();
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   auto* kt = g->add_initializer();
   kt->set_name("k");
   kt->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
@@ -156,11 +157,6 @@ std::string ViewModel(const std::vector<int64_t>& head, int64_t keep_from, int64
                       const std::vector<int64_t>& tail, const std::string& code) {
   ONNX_NAMESPACE::ModelProto m = ModelWithRanges("");
   auto* g = m.mutable_graph();
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   auto add_ints = [&](const std::string& name, const std::vector<int64_t>& values) {
     auto* t = g->add_initializer();
     t->set_name(name);
@@ -245,7 +241,6 @@ std::string FlattenModel(const std::string& ranges) {
       }
     }
   };
-  declare(g->add_input(), "x", {"s77", "s27", "s53"});
   auto* target = g->add_initializer();
   target->set_name("target");
   target->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
