@@ -107,22 +107,6 @@ MaybeExpr CompareValues(const std::string& op, const MaybeExpr& a, const MaybeEx
   return Expr::Constant(r ? 1 : 0);
 }
 
-// True when `e` is <= 0 at every binding of its symbols to sizes >= 1: -e is KnownNonNegative
-// (symbols >= 0), or a linear form with non-negative coefficients whose value at all-ones is
-// not negative (1 - s is never positive; 1 - s - t is not shown).
-bool NeverPositive(const Expr& e) {
-  const MaybeExpr negated = sym::Neg(e);
-  if (!negated) return false;
-  if (sym::KnownNonNegative(*negated)) return true;
-  const std::optional<sym::LinearForm> form = sym::AsLinear(*negated);
-  if (!form) return false;
-  int64_t at_ones = form->constant;
-  for (const auto& [name, coeff] : form->terms) {
-    if (coeff < 0 || __builtin_add_overflow(at_ones, coeff, &at_ones)) return false;
-  }
-  return at_ones >= 0;
-}
-
 // ONNX's integer Div truncates toward zero (onnx's Div: "truncating division"), which is floor
 // only where the quotient is not negative. A negated size (torch's -(-T // 4) ceil idiom, -T in
 // the graph) is -floor(T / 4). A sign the algebra cannot show is taken as a size's: the margin
@@ -138,7 +122,7 @@ MaybeExpr TruncDiv(const MaybeExpr& a, const MaybeExpr& b) {
   if (y) {
     if (*y == 0 || *y == INT64_MIN) return std::nullopt;
     if (*y < 0) return sym::Neg(TruncDiv(a, Expr::Constant(-*y)));
-    if (NeverPositive(*a)) return sym::Neg(sym::FloorDiv(sym::Neg(a), b));
+    if (sym::NeverPositive(*a)) return sym::Neg(sym::FloorDiv(sym::Neg(a), b));
     return sym::FloorDiv(a, b);
   }
   // A symbolic divisor (the dynamo exporter's -1 of a view, n*c*h*w // (n*c)): the exact

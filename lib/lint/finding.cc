@@ -52,6 +52,8 @@ std::string_view EvidenceName(Evidence e) {
       return "unverified-hint";
     case Evidence::kRun:
       return "run";
+    case Evidence::kSourceMismatch:
+      return "source-mismatch";
   }
   return "unknown";
 }

@@ -12,6 +12,7 @@ Severity SeverityOf(Evidence evidence) {
     case Evidence::kContradiction:
     case Evidence::kExporterRecord:
     case Evidence::kRun:
+    case Evidence::kSourceMismatch:
       return Severity::kError;
     case Evidence::kHypothesis:
     case Evidence::kBakedDeclaration:

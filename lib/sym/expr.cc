@@ -559,4 +559,17 @@ std::optional<LinearForm> AsLinear(const Expr& e) {
   return form;
 }
 
+bool NeverPositive(const Expr& e) {
+  const MaybeExpr negated = Neg(e);
+  if (!negated) return false;
+  if (KnownNonNegative(*negated)) return true;
+  const std::optional<LinearForm> form = AsLinear(*negated);
+  if (!form) return false;
+  int64_t at_ones = form->constant;
+  for (const auto& [name, coeff] : form->terms) {
+    if (coeff < 0 || __builtin_add_overflow(at_ones, coeff, &at_ones)) return false;
+  }
+  return at_ones >= 0;
+}
+
 }  // namespace shapelint::sym

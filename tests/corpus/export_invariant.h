@@ -42,7 +42,12 @@ inline std::vector<std::string> ErrorsFalseAtExport(const ir::Model& model,
   if (!probed.ok() || probed->empty()) return out;
   const Counterexample& at = probed->front().at;
   for (const Finding& f : findings) {
-    if (f.severity != Severity::kError || !f.counterexample) continue;
+    // A source mismatch claims no bake: the graph computes another value than its recorded
+    // source, at the export size too where the two differ there (docs/severity.md).
+    if (f.severity != Severity::kError || !f.counterexample ||
+        f.evidence == Evidence::kSourceMismatch) {
+      continue;
+    }
     const Counterexample& cx = *f.counterexample;
     if (cx.node_fails && at.node_fails && cx.failing_node.graph == at.failing_node.graph &&
         cx.failing_node.index == at.failing_node.index) {

@@ -23,11 +23,13 @@ TEST_CASE("severity policy: each evidence earns the severity docs/severity.md gi
   CHECK(SeverityOf(Evidence::kDesign) == Severity::kNote);
   CHECK(SeverityOf(Evidence::kUnverifiedHint) == Severity::kNote);
   CHECK(SeverityOf(Evidence::kRun) == Severity::kError);
+  CHECK(SeverityOf(Evidence::kSourceMismatch) == Severity::kError);
 }
 
 TEST_CASE("severity policy: an error's evidence without a counterexample is a hypothesis",
           "[lint][severity]") {
-  for (Evidence e : {Evidence::kContradiction, Evidence::kExporterRecord}) {
+  for (Evidence e :
+       {Evidence::kContradiction, Evidence::kExporterRecord, Evidence::kSourceMismatch}) {
     Finding f;
     f.evidence = e;
     ApplySeverityPolicy(f);
@@ -82,6 +84,7 @@ TEST_CASE("severity policy: evidence names are the JSON report's", "[lint][sever
   CHECK(EvidenceName(Evidence::kExporterRecord) == "exporter-record");
   CHECK(EvidenceName(Evidence::kBakedDeclaration) == "baked-declaration");
   CHECK(EvidenceName(Evidence::kWrongAnnotation) == "wrong-annotation");
+  CHECK(EvidenceName(Evidence::kSourceMismatch) == "source-mismatch");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Export the "recall classes" corpus (tests/corpus/classes) and label it by running it.
 
-A held-out corpus of small PyTorch modules, grouped in three families, the classes of baked
+A held-out corpus of small PyTorch modules, grouped in four families, the classes of baked
 sizes the linter's recall is measured on:
 
   adaptive pooling                  adaptive_avg_pool1d/2d/3d and adaptive_max_pool1d/2d, through
@@ -19,6 +19,11 @@ sizes the linter's recall is measured on:
   position tables and windows       a learned position table with a Python branch that resamples
                                     it when the token count differs (the trace takes one branch),
                                     Swin-like window partitions padded to a multiple with int().
+  floor division of sizes           Python's -(-n // k) ceiling of a size (chunks, windows, hops,
+                                    a resize), and n // -k, which both exporters lower to ONNX's
+                                    truncating integer Div: a floor where the module computes a
+                                    ceiling. Written after the rule that reads it (SL015), so its
+                                    held-out third tests the rule, not the method.
 
 Every idiom comes with healthy lookalikes: the same op with the size computed from the tensor,
 or a genuine model constant.
@@ -68,6 +73,7 @@ VOL_RUNS = [(1, 3, 4, 6, 8), (3, 2, 5, 7, 9), (2, 3, 8, 12, 16), (1, 1, 3, 3, 5)
 ADAPTIVE = "adaptive pooling"
 LITERAL = "self-consistent literal operands"
 POSITION = "position tables and windows"
+FLOORDIV = "floor division of sizes"
 
 # UNet decoder: a low-resolution map `low` upsampled to the skip connection's size.
 UNET = {"low": (2, 4, 4, 5), "skip": (2, 3, 8, 10)}
@@ -305,8 +311,57 @@ def position_models():
     ]
 
 
+# Chunks of K frames, the frames padded up to whole chunks by a ceiling of T / K.
+CHUNKS = """
+n = {N}
+y = F.pad(x, (0, 0, 0, n * {K} - x.size(1)))
+return y.view(x.size(0), n, {K}, x.size(2)).mean(2)
+"""
+
+# Swin-style: pad H and W up to multiples of 4, then the mean of each 4 x 4 window.
+WINDOW_PAD = """
+H, W = x.shape[-2:]
+ph = {PH}
+pw = {PW}
+y = F.pad(x, (0, pw, 0, ph))
+Hp, Wp = y.shape[-2:]
+return y.view(x.size(0), x.size(1), Hp // 4, 4, Wp // 4, 4).mean((3, 5))
+"""
+
+
+def floordiv_models():
+    S = FLOORDIV
+
+    def P(name, src, x=SEQ, runs=SEQ_RUNS_D, init=None, why=""):
+        return dict(M(name, src, x=x, runs=runs, init=init, why=why), family=S)
+    seq8_runs = [(1, 8, 8), (3, 7, 6), (2, 5, 8), (4, 12, 10)]
+    return [
+        P("fd_chunks3_neg", CHUNKS.format(N="-(-x.size(1) // 3)", K=3),
+          why="frames padded to n = -(-T // 3) chunks of 3, exported at T = 5 (n = 2; the graph's Div gives 1)"),
+        P("fd_chunks4_neg_at_multiple", CHUNKS.format(N="-(-x.size(1) // 4)", K=4), x=(2, 8, 8), runs=seq8_runs,
+          why="the same with chunks of 4 exported at T = 8, a multiple: right there, a floor at 7 and 5"),
+        P("fd_chunks2_neg_divisor", CHUNKS.format(N="-(x.size(1) // -2)", K=2),
+          why="the ceiling written n = -(T // -2): a size over a negative divisor, truncated as well"),
+        P("fd_window_pad_neg", WINDOW_PAD.format(PH="-(-H // 4) * 4 - H", PW="-(-W // 4) * 4 - W"),
+          x=IMG, runs=IMG_RUNS_C, why="H, W padded up to multiples of 4 by -(-H // 4) * 4 - H: at W = 10 the graph crops 2"),
+        P("fd_interp_ceil_half", "H, W = x.shape[-2:]\nreturn F.interpolate(x, size=(-(-H // 3), -(-W // 3)))",
+          x=IMG, runs=IMG_RUNS_C, why="a resize to ceil(H / 3) x ceil(W / 3) written -(-H // 3): 3 x 4 at 8 x 10"),
+        P("fd_hop_frames_neg", "n = -(-x.size(-1) // 4)\ny = F.pad(x, (0, n * 4 - x.size(-1)))\n"
+          "return y.view(x.size(0), x.size(1), n, 4).amax(-1)", x=CT, runs=CT_RUNS,
+          why="a signal padded to whole hops of 4 by -(-T // 4), max per hop: 3 hops at T = 10"),
+        P("fd_chunks3_added", CHUNKS.format(N="(x.size(1) + 2) // 3", K=3),
+          why="the lookalike: the ceiling as (T + 2) // 3, a dividend that is never negative"),
+        P("fd_exact_neg_multiple", "n = -(-4 * x.size(1) // 4)\nreturn x.new_zeros(x.size(0), n, x.size(2)) + x",
+          why="the lookalike: -(-4T // 4) is T exactly, a negative dividend that the divisor divides"),
+        P("fd_window_pad_mod", WINDOW_PAD.format(PH="(4 - H % 4) % 4", PW="(4 - W % 4) % 4"), x=IMG, runs=IMG_RUNS_C,
+          why="the lookalike: the pads by (4 - H % 4) % 4, as Swin writes them"),
+        P("fd_interp_floor_half", "H, W = x.shape[-2:]\nreturn F.interpolate(x, size=(H // 2, W // 2))",
+          x=IMG, runs=IMG_RUNS_C, why="the lookalike: a resize to H // 2 x W // 2, a floor of sizes that are never negative"),
+    ]
+
+
 def all_modules():
-    mods = adaptive_models() + literal_models() + position_models()
+    mods = adaptive_models() + literal_models() + position_models() + floordiv_models()
     for k, e in enumerate(mods):
         e["index"] = k
     return mods
@@ -338,13 +393,13 @@ def counts(labels, not_exported):
         return {"models": len(items), "modules": len({v["module"] for v in items}), "breaks": b,
                 "healthy": len(items) - b, "held_out": sum(1 for v in items if v["held_out"])}
     out = {"all": count(labels.values()), "not_exported": len(not_exported)}
-    for fam in (ADAPTIVE, LITERAL, POSITION):
+    for fam in (ADAPTIVE, LITERAL, POSITION, FLOORDIV):
         out[fam] = count(v for v in labels.values() if v["family"] == fam)
     return out
 
 
 ABOUT = ("Ground truth for the models in this directory, written by tools/models/export_classes.py "
-         "(never edited by hand): small modules of three recall classes ('family'), each exported by "
+         "(never edited by hand): small modules of four recall classes ('family'), each exported by "
          "torch.onnx.export with dynamo=True (every axis Dim.AUTO or Dim.DYNAMIC) and dynamo=False "
          "(dynamic_axes on every axis). Each model ran on ONNX Runtime (CPU, 1 thread) and on eager "
          "PyTorch on the same inputs; the first run is the export size. Verdicts and tolerance as in "

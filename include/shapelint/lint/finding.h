@@ -50,6 +50,10 @@ enum class Evidence {
   // onnx_shapelint.torch.export() recorded in the model's metadata (lint/run_records.h); the
   // counterexample is that run.
   kRun = 9,
+  // error: not a bake: the exporter recorded the node's source op (Python's //), and the graph
+  // computes another value than that op at sizes the inputs declare valid (a truncating Div),
+  // the export size among them unless it happens to agree there; the counterexample shows it.
+  kSourceMismatch = 10,
 };
 std::string_view EvidenceName(Evidence e);  // "contradiction", "exporter-record", ...
 

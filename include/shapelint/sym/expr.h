@@ -247,6 +247,11 @@ MaybeExpr FloorDivExpr(const MaybeExpr& a, const MaybeExpr& b);
 // means "not proven", not "negative".
 bool KnownNonNegative(const Expr& e);
 
+// True when `e` is <= 0 at every binding of its symbols to sizes >= 1: -e is KnownNonNegative,
+// or a linear form with non-negative coefficients whose value at all-ones is not negative
+// (1 - s is never positive; 1 - s - t is not shown). False means "not proven".
+bool NeverPositive(const Expr& e);
+
 // A polynomial of degree at most one in its symbols: constant + sum of coefficient * symbol.
 struct LinearForm {
   int64_t constant = 0;
