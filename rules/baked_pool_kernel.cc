@@ -521,22 +521,28 @@ class BakedPoolKernel : public Rule {
                                             : std::string("does not change")));
     f.attribute = "kernel_shape";
     Counterexample c = analysis.Evaluate(moved);
-    c.failing_node = analysis.Ref(g, n.index());
+    std::string pool;
     if (analysis.has_example()) {
       // What the seed's table shows: the ONNX pool's output next to adaptive pooling's, which
       // keeps the pooled size of the export size.
       std::vector<int64_t> adaptive = grown;
       std::copy(pooled.begin() + static_cast<std::ptrdiff_t>(kSpatialBegin), pooled.end(),
                 adaptive.begin() + static_cast<std::ptrdiff_t>(kSpatialBegin));
-      c.failure =
-          absl::StrCat("the pool returns [", absl::StrJoin(grown, ", "),
-                       "] here, where adaptive pooling returns [", absl::StrJoin(adaptive, ", "),
-                       "] (its pooled size at ", before, ")");
+      pool = absl::StrCat("the pool returns [", absl::StrJoin(grown, ", "),
+                          "] here, where adaptive pooling returns [", absl::StrJoin(adaptive, ", "),
+                          "] (its pooled size at ", before, ")");
     } else {
-      c.failure = absl::StrCat("the pool gives ", spatial(grown), " here and ", spatial(pooled),
-                               " at ", before, "; an adaptive pool gives the same size at both");
+      pool = absl::StrCat("the pool gives ", spatial(grown), " here and ", spatial(pooled), " at ",
+                          before, "; an adaptive pool gives the same size at both");
     }
-    c.node_fails = false;
+    // Where a layer after the pool (a Linear over its flattened map) fails on the grown map,
+    // the model fails there: that node stays where it breaks, the pool's sizes said after it.
+    if (c.node_fails) {
+      c.failure = absl::StrCat(c.failure, "; before it, ", pool);
+    } else {
+      c.failing_node = analysis.Ref(g, n.index());
+      c.failure = std::move(pool);
+    }
     f.counterexample = std::move(c);
     f.fix = kFix;
     if (analysis.fixes_wanted()) AttachFix(analysis, g, n, /*pinned=*/false, f);

@@ -78,8 +78,7 @@ class TruncatingFloorDivision : public Rule {
  private:
   // Longest expression text a message quotes.
   static constexpr size_t kMaxChars = 120;
-  // Sizes tried past the export size for one where the two divisions differ: a divisor larger
-  // than this that no nearby size escapes is not worth the search.
+  // Sizes tried past the export size for one where the two divisions differ.
   static constexpr int64_t kMaxSteps = 64;
   static constexpr char kFix[] =
       "write the ceiling as (n + k - 1) // k in the module, whose dividend is never negative "
@@ -118,14 +117,17 @@ class TruncatingFloorDivision : public Rule {
   }
 
   // The sizes at which the two divisions differ: the export sizes (or the witness) where they
-  // do (`at_base`), else the first of them with one symbol of the dividend moved up by less
-  // than k, inside torch.export's recorded range.
+  // do (`at_base`), else the first of them with one symbol of the dividend moved up,
+  // inside torch.export's recorded range.
   static std::optional<sym::Binding> WhereTheyDiffer(const Analysis& analysis, const Quotient& q,
                                                      bool& at_base) {
     const sym::Binding base = analysis.ExampleOverWitness();
+    // Where the graph's quotient is not 0 too: a length of 0 empties tensors downstream, on
+    // which runtimes part from the specification (ONNX Runtime returns an empty tensor
+    // unreduced), and says less than two lengths that differ.
     auto differs = [&](const sym::Binding& at) {
       const std::optional<int64_t> v = q.dividend.Evaluate(at);
-      return v && *v % q.divisor != 0;
+      return v && *v % q.divisor != 0 && *v <= -q.divisor;
     };
     at_base = differs(base);
     if (at_base) return base;
@@ -136,7 +138,7 @@ class TruncatingFloorDivision : public Rule {
       const auto range = analysis.recorded_bounds().find(s);
       const std::optional<int64_t> max =
           range == analysis.recorded_bounds().end() ? std::nullopt : range->second.max;
-      for (int64_t step = 1; step < std::min(q.divisor, kMaxSteps); ++step) {
+      for (int64_t step = 1; step <= kMaxSteps; ++step) {
         if (max && *at + step > *max) break;
         sym::Binding moved = base;
         moved.Set(s, *at + step);

@@ -246,32 +246,44 @@ void CheckCounterexamplesConfirmed(const std::string& corpus, const std::set<std
   INFO(absl::StrJoin(unconfirmed, "; "));
   CHECK(unconfirmed.empty());
   // And what the labels store is what the linter states now: every error's counterexample,
-  // alone and told, is among the stored runs (export_*.py --only MODULE --linter stores them).
-  std::vector<std::string> unstored;
+  // alone and told, is among the stored runs (export_*.py --only MODULE --linter stores them),
+  // and ONNX Runtime did there what the counterexample says of the ONNX model.
+  std::vector<std::string> unstored, untrue;
   for (const auto& [file, label] : truth["models"].items()) {
-    std::set<std::map<std::string, std::vector<int64_t>>> stored;
+    std::map<std::map<std::string, std::vector<int64_t>>, const json*> stored;
     if (label.contains("counterexamples") && label["counterexamples"].is_array()) {
       for (const json& c : label["counterexamples"]) {
         std::map<std::string, std::vector<int64_t>> inputs;
         for (const auto& [input, dims] : c["inputs"].items()) {
           inputs[input] = dims.get<std::vector<int64_t>>();
         }
-        stored.insert(std::move(inputs));
+        stored.emplace(std::move(inputs), &c);
       }
     }
+    std::unique_ptr<ir::Model> model;
     for (const bool told : {false, true}) {
-      for (const Finding& f : LintFile(Dir(corpus) / file, label, told)) {
+      for (const Finding& f : LintFile(Dir(corpus) / file, label, told, &model)) {
         if (f.severity != Severity::kError || !f.counterexample) continue;
         const std::map<std::string, std::vector<int64_t>> inputs(f.counterexample->inputs.begin(),
                                                                  f.counterexample->inputs.end());
-        if (!stored.contains(inputs)) {
+        const auto it = stored.find(inputs);
+        if (it == stored.end()) {
           unstored.push_back(absl::StrCat(file, told ? " (told) " : " ", f.rule));
+          continue;
+        }
+        std::vector<std::string> outputs;  // the graph's outputs, in ONNX Runtime's order
+        for (const auto& o : model->graph().proto().output()) outputs.push_back(o.name());
+        if (std::string wrong = UntrueOfModel(*f.counterexample, *it->second, outputs);
+            !wrong.empty()) {
+          untrue.push_back(absl::StrCat(file, told ? " (told) " : " ", f.rule, ": ", wrong));
         }
       }
     }
   }
   INFO("error counterexamples never run: " << absl::StrJoin(unstored, "; "));
+  INFO("error counterexamples ONNX Runtime contradicts: " << absl::StrJoin(untrue, "; "));
   CHECK(unstored.empty());
+  CHECK(untrue.empty());
 }
 
 }  // namespace shapelint::lint::corpus

@@ -1,10 +1,13 @@
 // Shared by the corpus tests: the invariant that a bake holds at the export size
 // (docs/severity.md). The exporter ran the model at the example sizes, and every corpus label's
 // first run shows ONNX Runtime running there; an error about a requirement or a declaration
-// that the graph breaks at the export size itself is not about a baked size.
+// that the graph breaks at the export size itself is not about a baked size. And what a stored
+// ONNX Runtime run says of a counterexample.
 #ifndef SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
 #define SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -65,6 +68,26 @@ inline std::vector<std::string> ErrorsFalseAtExport(const ir::Model& model,
     }
   }
   return out;
+}
+
+// What is false, by ORT's stored run, in what the counterexample says of the ONNX model (empty
+// when all of it is true): a node that fails there makes ORT fail; a graph that runs there gives
+// ORT's output shapes, each the counterexample's.
+inline std::string UntrueOfModel(const Counterexample& cx, const nlohmann::json& stored,
+                                 const std::vector<std::string>& outputs) {
+  if (cx.node_fails) return stored.contains("ort_error") ? "" : "ORT runs there";
+  if (!stored.contains("ort")) return "ORT fails there";
+  const nlohmann::json& ort = stored["ort"];
+  for (const ShapeAt& o : cx.outputs) {
+    const auto at = std::find(outputs.begin(), outputs.end(), o.value);
+    if (at == outputs.end()) continue;
+    const size_t i = static_cast<size_t>(at - outputs.begin());
+    if (i >= ort.size() || ort[i].get<std::vector<int64_t>>() != o.actual) {
+      return absl::StrCat("output '", o.value, "' is ", i < ort.size() ? ort[i].dump() : "absent",
+                          " on ORT");
+    }
+  }
+  return "";
 }
 
 }  // namespace shapelint::lint

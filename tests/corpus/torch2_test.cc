@@ -128,26 +128,6 @@ const json* StoredVerdict(const json& label,
   return nullptr;
 }
 
-// What is false, by ORT's stored run, in what the counterexample says of the ONNX model (empty
-// when all of it is true): a node that fails there makes ORT fail; a graph that runs there gives
-// ORT's output shapes, each the counterexample's.
-std::string UntrueOfModel(const Counterexample& cx, const json& stored,
-                          const std::vector<std::string>& outputs) {
-  if (cx.node_fails) return stored.contains("ort_error") ? "" : "ORT runs there";
-  if (!stored.contains("ort")) return "ORT fails there";
-  const json& ort = stored["ort"];
-  for (const ShapeAt& o : cx.outputs) {
-    const auto at = std::find(outputs.begin(), outputs.end(), o.value);
-    if (at == outputs.end()) continue;
-    const size_t i = static_cast<size_t>(at - outputs.begin());
-    if (i >= ort.size() || ort[i].get<std::vector<int64_t>>() != o.actual) {
-      return absl::StrCat("output '", o.value, "' is ", i < ort.size() ? ort[i].dump() : "absent",
-                          " on ORT");
-    }
-  }
-  return "";
-}
-
 // The export size of each input symbol the model's inputs name plainly (dim_param "s77"), from
 // the label's export inputs.
 std::map<std::string, int64_t> ExportSizes(const ir::Model& model, const json& label) {
