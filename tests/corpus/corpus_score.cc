@@ -250,30 +250,20 @@ void CheckCounterexamplesConfirmed(const std::string& corpus, const std::set<std
   // and ONNX Runtime did there what the counterexample says of the ONNX model.
   std::vector<std::string> unstored, untrue;
   for (const auto& [file, label] : truth["models"].items()) {
-    std::map<std::map<std::string, std::vector<int64_t>>, const json*> stored;
-    if (label.contains("counterexamples") && label["counterexamples"].is_array()) {
-      for (const json& c : label["counterexamples"]) {
-        std::map<std::string, std::vector<int64_t>> inputs;
-        for (const auto& [input, dims] : c["inputs"].items()) {
-          inputs[input] = dims.get<std::vector<int64_t>>();
-        }
-        stored.emplace(std::move(inputs), &c);
-      }
-    }
+    const json none;
+    const json& runs = label.contains("counterexamples") ? label["counterexamples"] : none;
     std::unique_ptr<ir::Model> model;
     for (const bool told : {false, true}) {
       for (const Finding& f : LintFile(Dir(corpus) / file, label, told, &model)) {
         if (f.severity != Severity::kError || !f.counterexample) continue;
-        const std::map<std::string, std::vector<int64_t>> inputs(f.counterexample->inputs.begin(),
-                                                                 f.counterexample->inputs.end());
-        const auto it = stored.find(inputs);
-        if (it == stored.end()) {
+        const json* stored = StoredRun(runs, f.counterexample->inputs);
+        if (stored == nullptr) {
           unstored.push_back(absl::StrCat(file, told ? " (told) " : " ", f.rule));
           continue;
         }
         std::vector<std::string> outputs;  // the graph's outputs, in ONNX Runtime's order
         for (const auto& o : model->graph().proto().output()) outputs.push_back(o.name());
-        if (std::string wrong = UntrueOfModel(*f.counterexample, *it->second, outputs);
+        if (std::string wrong = UntrueOfModel(*f.counterexample, *stored, outputs);
             !wrong.empty()) {
           untrue.push_back(absl::StrCat(file, told ? " (told) " : " ", f.rule, ": ", wrong));
         }

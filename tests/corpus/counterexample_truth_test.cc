@@ -6,7 +6,6 @@
 // (counterexample_runs.json beside each corpus). Here every error counterexample the linter
 // states now must be among those runs, and ONNX Runtime must have done what it says: failed
 // where a node fails, returned the output shapes it gives where the graph runs.
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -52,16 +51,10 @@ void CheckCorpus(const std::string& corpus) {
         if (f.severity != Severity::kError || !f.counterexample) continue;
         ++errors;
         node_fails += f.counterexample->node_fails;
-        auto sorted = f.counterexample->inputs;
-        std::sort(sorted.begin(), sorted.end());
-        const json* stored = nullptr;
-        if (runs.contains(file)) {
-          for (const json& r : runs[file]) {
-            if (RunInputs(r["inputs"]) == sorted) stored = &r;
-          }
-        }
+        const json* stored =
+            runs.contains(file) ? StoredRun(runs[file], f.counterexample->inputs) : nullptr;
         std::string where = absl::StrCat(file, " ", f.rule, told ? " (told)" : "", " at");
-        for (const auto& [input, dims] : sorted) {
+        for (const auto& [input, dims] : f.counterexample->inputs) {
           absl::StrAppend(&where, " ", input, "=[", absl::StrJoin(dims, ","), "]");
         }
         if (stored == nullptr) {

@@ -118,14 +118,7 @@ bool Breaking(const std::string& verdict) {
 // The stored verdict of the counterexample at `inputs`, or nullptr when none is stored.
 const json* StoredVerdict(const json& label,
                           const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs) {
-  if (!label.contains("counterexamples") || label["counterexamples"].is_null()) return nullptr;
-  // The stored inputs are sorted by name (a JSON object), the counterexample's in graph order.
-  auto sorted = inputs;
-  std::sort(sorted.begin(), sorted.end());
-  for (const json& c : label["counterexamples"]) {
-    if (RunInputs(c["inputs"]) == sorted) return &c;
-  }
-  return nullptr;
+  return label.contains("counterexamples") ? StoredRun(label["counterexamples"], inputs) : nullptr;
 }
 
 // The export size of each input symbol the model's inputs name plainly (dim_param "s77"), from
