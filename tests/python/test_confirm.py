@@ -10,6 +10,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 
 import numpy as np
 
@@ -272,6 +273,82 @@ class MovedBindingTest(unittest.TestCase):
                          {"n": 3, "c": 3, "s": 6})
         self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 2, limits),
                          {"n": 4, "c": 3, "s": 5})
+
+
+class UNetRunner:
+    """Both sides of a UNet decoder `interpolate(low, size=(int(h) * 2, ...)) + skip` exported
+    with low 4 rows and skip 8: ONNX Runtime upsamples to the baked 8 rows, PyTorch to twice
+    low's rows; each fails where its upsampled rows differ from skip's."""
+    ort_version = "test"
+    relaxed_session = eager = True
+
+    def __init__(self):
+        self.shapes_run = []
+
+    def run(self, shapes, seed):
+        self.shapes_run.append(shapes)
+        (n, h), (_, rows) = shapes["low"], shapes["skip"]
+        ort = outcome((n, 8)) if rows == 8 else outcome(error="Add: 8 by %d" % rows, node="add")
+        eager = (outcome((n, rows)) if rows == 2 * h else
+                 outcome(error="RuntimeError: %d by %d" % (2 * h, rows)))
+        return ort, eager
+
+
+def probe_shapes(path, specs):
+    """_core.probe for the UNet's inputs: low [n, h], skip [n, H]."""
+    b = dict(kv.split("=") for kv in specs[0].split(","))
+    return [{"at": {"inputs": {"low": [int(b["n"]), int(b["h"])],
+                               "skip": [int(b["n"]), int(b["H"])]}}}]
+
+
+class ConfirmWarningsTest(unittest.TestCase):
+    """A warning, or an error PyTorch refused, run past the export sizes on both sides."""
+
+    CENTRE = {"n": 2, "h": 4, "H": 8}
+
+    def demoted(self, *notes):
+        error = {"rule": "SL005", "severity": "error", "symbols": ["H"],
+                 "counterexample": {"binding": {"H": 9}}}
+        report = confirm.Report("m.onnx", [error, *notes],
+                                ["m.onnx: main/Add: error[SL005] x\n"] +
+                                ["m.onnx: main/Add: note[SL010] x\n"] * len(notes))
+        report.demote(error, {"verdict": "not confirmed", "detail": "PyTorch fails too"})
+        return report, error
+
+    def test_the_doubled_export_sizes_keep_a_skip_twice_the_map(self):
+        # Skip's rows alone at 9 and 10: PyTorch refuses them (its map upsamples to 8). Every
+        # size doubled keeps skip twice low, where PyTorch runs and ONNX Runtime fails.
+        report, error = self.demoted()
+        runner = UNetRunner()
+        with unittest.mock.patch.object(confirm._core, "probe", probe_shapes):
+            confirm.confirm_warnings(report, runner, self.CENTRE)
+        self.assertEqual([s["skip"][1] for s in runner.shapes_run], [9, 10, 16])
+        self.assertEqual(error["severity"], "error")
+        self.assertEqual(error["counterexample"]["inputs"], {"low": [4, 8], "skip": [4, 16]})
+        self.assertEqual(error["confirmation"]["detail"],
+                         "at H=16, h=8, n=4: ONNX Runtime fails at node 'add': Add: 8 by 16")
+
+    def test_a_size_the_models_design_fixes_stays(self):
+        # A note's witness holds h at 4 (a table of four rows): doubling the rest breaks
+        # PyTorch too, and the warning stays one, with the first run's verdict.
+        note = {"rule": "SL010", "severity": "note", "symbols": ["h"],
+                "witness": {"ranges": [{"symbol": "h", "min": 4, "max": 4}]}}
+        report, error = self.demoted(note)
+        runner = UNetRunner()
+        with unittest.mock.patch.object(confirm._core, "probe", probe_shapes):
+            confirm.confirm_warnings(report, runner, self.CENTRE)
+        self.assertEqual(runner.shapes_run[-1], {"low": [4, 4], "skip": [4, 16]})
+        self.assertEqual(error["severity"], "warning")
+        self.assertEqual(error["confirmation"]["detail"], "PyTorch fails too")
+
+    def test_scaled_binding(self):
+        self.assertEqual(confirm.scaled_binding({"n": 2, "c": 3, "h": 7}, 2, {"c": 3}),
+                         {"n": 4, "c": 3, "h": 14})
+        fixed = confirm.fixed_sizes([
+            {"severity": "note", "witness": {"ranges": [{"symbol": "c", "min": 3, "max": 3},
+                                                        {"symbol": "t", "min": 1, "max": 64}]}},
+            {"severity": "error", "witness": {"ranges": [{"symbol": "h", "min": 8, "max": 8}]}}])
+        self.assertEqual(fixed, {"c": 3})
 
 
 # A stand-in for _ort_worker.py that speaks its protocol without ONNX Runtime: it loads files

@@ -143,6 +143,28 @@ class ExportTest(unittest.TestCase):
         self.assertEqual([f["severity"] for f in onnx_shapelint.lint(
             self.path("plain.onnx"), export_dims="x=2x10")], ["warning"])
 
+    @unittest.skipUnless(HAS_ORT, "needs onnxruntime")
+    def test_a_unet_decoder_is_settled_at_the_doubled_export_sizes(self):
+        # interpolate(low, size=(int(h) * 2, int(w) * 2)) + skip keeps 8 x 10 from the example.
+        # Skip's rows moved alone, PyTorch refuses the sizes too (its map upsamples to 8): the
+        # error is demoted. Every export size doubled keeps skip twice low, and there PyTorch
+        # runs while ONNX Runtime fails: the error stands, with that run.
+        class Decoder(torch.nn.Module):
+            def forward(self, low, skip):
+                size = (int(low.size(2)) * 2, int(low.size(3)) * 2)
+                return torch.nn.functional.interpolate(low, size=size) + skip
+
+        args = (torch.randn(2, 4, 4, 5), torch.randn(2, 4, 8, 10))
+        report = shapelint_torch.export(
+            Decoder(), args, f=self.path("unet.onnx"), record_runs=False, dynamo=False,
+            input_names=["low", "skip"], dynamic_axes={"low": [0, 1, 2, 3],
+                                                       "skip": [0, 1, 2, 3]})
+        sl005 = [f for f in report.findings if f["rule"] == "SL005"]
+        self.assertEqual([f["severity"] for f in sl005], ["error"])
+        self.assertEqual(sl005[0]["counterexample"]["inputs"],
+                         {"low": [4, 8, 8, 10], "skip": [4, 8, 16, 20]})
+        self.assertEqual(sl005[0]["confirmation"]["linted"]["severity"], "error")
+
     def test_the_file_is_written_in_place_and_nothing_else_stays(self):
         path = self.path("model.onnx")
         report = shapelint_torch.export(ReshapeToSize(), (torch.randn(2, 3),), f=path,

@@ -245,28 +245,40 @@ def confirm_findings(report, runner, control=None):
 # The sizes past the export size a warning runs at: a size halved with floor division gives
 # the same literal one step on, so a second step is taken when the first agrees.
 WARNING_STEPS = (1, 2)
+# Then the export sizes all scaled by this factor, which keeps every ratio among them.
+WARNING_SCALE = 2
 
 
 def confirm_warnings(report, runner, centre):
     """Runs each warning of the linter one size, then two, past the export size of its symbols,
-    on both sides. A warning is a literal equal to an example size where no shape contradicts
-    it; where the runs disagree, they are the counterexample the analysis could not build, and
-    the warning becomes an error."""
+    on both sides, then at every export size doubled. A warning is a literal equal to an
+    example size where no shape contradicts it, or an error whose counterexample PyTorch
+    refused; where the runs disagree, they are the counterexample the analysis could not build,
+    and the warning becomes an error. Moving one size breaks what the module's inputs must
+    keep among themselves (a skip connection twice the size of the map upsampled to meet it, a
+    square grid), and PyTorch refuses those sizes; the doubled sizes keep every such ratio, sum
+    and equality, and every divisibility the example had. A size that a weight or a table of
+    the model fixes (a note's witness) stays."""
     if runner.relaxed_session is None or runner.eager is None:
         return
+    fixed = fixed_sizes(report.findings)
     for finding in list(report.findings):
         symbols = [s for s in finding.get("symbols") or [] if s in centre]
         if finding["severity"] != "warning" or finding["rule"].startswith("ST") or not symbols:
             continue
-        for step in WARNING_STEPS:
-            binding = dict(centre, **{s: centre[s] + step for s in symbols})
+        tries = [(dict(centre, **{s: centre[s] + step for s in symbols}), symbols)
+                 for step in WARNING_STEPS]
+        scaled = scaled_binding(centre, WARNING_SCALE, fixed)
+        if any(scaled[s] != centre[s] for s in symbols):
+            tries.append((scaled, sorted(s for s in scaled if scaled[s] != centre[s])))
+        for binding, moved in tries:
             try:
                 shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
             except ValueError:  # a symbol the file does not declare (an axis linted as dynamic)
                 break
             row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes,
                                                                                  SEED + 2)))
-            sizes = ", ".join("%s=%d" % (s, binding[s]) for s in symbols)
+            sizes = ", ".join("%s=%d" % (s, binding[s]) for s in moved)
             if row["verdict"] == "disagree":
                 promote(report, finding, row, sizes)
                 break
@@ -274,6 +286,26 @@ def confirm_warnings(report, runner, centre):
             finding.setdefault("confirmation", {"verdict": NOT_CONFIRMED, "onnxruntime":
                                                 runner.ort_version, "inputs": shapes,
                                                 "detail": "at %s: %s" % (sizes, row["detail"])})
+
+
+def fixed_sizes(findings):
+    """{symbol: size} for the sizes the model's own design fixes: a note whose witness holds
+    the symbol at one size (a weight's features, a table's length)."""
+    fixed = {}
+    for f in findings:
+        if f["severity"] != "note":
+            continue
+        for r in (f.get("witness") or {}).get("ranges") or []:
+            if r.get("min") is not None and r.get("min") == r.get("max"):
+                fixed.setdefault(r["symbol"], r["min"])
+    return fixed
+
+
+def scaled_binding(centre, factor, fixed=None):
+    """`centre` ({symbol: export size}) with every size multiplied by `factor`, except those
+    `fixed` ({symbol: size}) holds, which stay at their export size."""
+    fixed = fixed or {}
+    return {s: size if s in fixed else size * factor for s, size in centre.items()}
 
 
 def promote(report, finding, row, sizes):
