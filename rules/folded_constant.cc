@@ -165,6 +165,18 @@ class FoldedConstant : public Rule {
              "fails at the counterexample too; if by positions computed from the example's "
              "size, only the export does. A run of the module settles which",
              std::nullopt});
+      } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
+                 src.values.empty()) {
+        // Any other float table: prior boxes or a position table the module holds for its
+        // configured input (a buffer) fold to the same initializer as one built from the
+        // example's size with torch.arange(int(...)).
+        f.notes.push_back(
+            {"the exporter folded a float table here: if the module holds it as a buffer or "
+             "parameter made for this input size (prior boxes, anchors, a position table), "
+             "the PyTorch module accepts only these sizes as well, and eager PyTorch fails at "
+             "the counterexample too; if forward built it from the example's size, only the "
+             "export does. A run of the module settles which",
+             std::nullopt});
       }
       f.fix =
           "compute the tensor from the input's size inside the model (slice the table with "

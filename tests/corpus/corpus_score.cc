@@ -49,12 +49,15 @@ constexpr double kMaxWarnedHealthy = 0.02;
 // the limit: each of its errors must say so (SaysSourceMayShare), or it counts as false. The
 // sealed modules' view of 8 features as 2 heads of 4 exported by TorchScript (alibi_bias_arange,
 // shape_tuple_concat_view): SL002's error, with no line recorded to tell a split into heads from
-// a bake, says that the module may write the factors and share the limit.
+// a bake, says that the module may write the factors and share the limit. The sealed SSD head's
+// 80 prior boxes, a buffer for its configured 8 x 10 map that TorchScript folds into an
+// anonymous initializer (ssd_priors_buffer.ts): SL005's error says the buffer reading.
 const std::set<std::string> kSourceSharesLimit = {
     "timm_efficientformer_l1.ts.slim.onnx",
     "hf_clip_vision.ts.slim.onnx",
     "alibi_bias_arange.ts.onnx",
     "shape_tuple_concat_view.ts.onnx",
+    "ssd_priors_buffer.ts.onnx",
 };
 
 // The findings on `path`, told the label's export sizes when `told`.
