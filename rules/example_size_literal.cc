@@ -6,7 +6,8 @@
 // without any error.
 //
 // Without the export sizes (--export-dims) such a literal cannot be told from a deliberate
-// x[..., :5], so the rule is silent then. With them it warns, and it is an error when a nearby
+// x[..., :5], so the rule is silent then, except where the node's recorded line takes int() of a
+// size (a hypothesis: UnrecordedOnLine). With them it warns, and it is an error when a nearby
 // size makes the graph fail at the node or downstream of it.
 #include "example_size_literal.h"
 
@@ -280,7 +281,9 @@ class ExampleSizeLiteral : public Rule {
   using Rule::Rule;
 
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
-    if (!analysis.has_example()) return;
+    // Without the export sizes only the exporter's record of a line can say that a literal was
+    // computed from a size (UnrecordedOnLine).
+    const bool example = analysis.has_example();
     const ir::Graph& g = analysis.model().graph();
     for (int index : g.topological_order()) {
       // Another rule that runs reports it, with more proof.
@@ -309,7 +312,9 @@ class ExampleSizeLiteral : public Rule {
         return slot.input >= 0 && std::llabs(slot.literal) >= 2 && recorded_line() &&
                WritesNumber(recorded_line()->code, slot.literal);
       };
-      for (const Slot& slot : SlotsOf(analysis, g, index)) {
+      const std::vector<Slot> slots = SlotsOf(analysis, g, index);
+      for (const Slot& slot : slots) {
+        if (!example) break;
         auto d = slot.dim.Evaluate(analysis.example());
         if (!d || FixedByWeight(analysis, slot.dim) || written_on_line(slot)) continue;
         std::optional<Form> form = FormOf(slot, *d);
@@ -349,7 +354,14 @@ class ExampleSizeLiteral : public Rule {
         if (operand.empty()) operand = slot.operand;
         if (origin == infer::kNoOrigin) origin = slot.origin;
       }
-      if (parts.empty()) continue;
+      if (parts.empty()) {
+        if (!slots.empty() && line_takes_int_of_size()) {
+          if (auto f = UnrecordedOnLine(analysis, g, index, slots, *recorded_line())) {
+            out.push_back(*std::move(f));
+          }
+        }
+        continue;
+      }
       std::sort(symbols.begin(), symbols.end());
       const auto& node = g.node(index);
       auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
@@ -400,6 +412,58 @@ class ExampleSizeLiteral : public Rule {
   }
 
  private:
+  // Literals in a size's place on a node whose recorded line takes int() of arithmetic on a
+  // size, where torch.export recorded no specialization (int(x.shape[2] * 1.5) leaves none):
+  // the trace evaluated the line at the example, but the record gives neither the size nor
+  // what the line computes elsewhere, so no counterexample: a hypothesis. Only a literal with
+  // one dim in its place (a Resize size, a Slice bound on one axis; not a Reshape target's
+  // number, which could stand for any dim), not written on the line, and not one a weight
+  // fixes.
+  std::optional<Finding> UnrecordedOnLine(const Analysis& analysis, const ir::Graph& g, int index,
+                                          const std::vector<Slot>& slots,
+                                          const SourceLocation& line) const {
+    std::vector<std::string> parts, symbols;
+    std::string operand;
+    for (const Slot& slot : slots) {
+      const auto same_place = [&](const Slot& other) {
+        return other.input == slot.input && other.element == slot.element &&
+               other.operand == slot.operand;
+      };
+      if (slot.literal < 2 || slot.dim.IsConstant() || FixedByWeight(analysis, slot.dim) ||
+          AllSpecialized(analysis, slot.dim.Symbols()) || WritesNumber(line.code, slot.literal) ||
+          std::count_if(slots.begin(), slots.end(), same_place) != 1) {
+        continue;
+      }
+      parts.push_back(
+          absl::StrCat(slot.operand, " ", slot.literal, " in the place of ", DimText(slot.dim)));
+      for (auto& s : slot.dim.Symbols()) {
+        if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
+      }
+      if (operand.empty()) operand = slot.operand;
+    }
+    if (parts.empty()) return std::nullopt;
+    std::sort(symbols.begin(), symbols.end());
+    Finding f = FindingAt(analysis, g, index, Evidence::kHypothesis,
+                          absl::StrCat(g.node(index).op_type(), " ", absl::StrJoin(parts, "; "),
+                                       ", on a recorded line that takes int() of a size: the "
+                                       "trace computed it once, from the example input, and "
+                                       "the graph keeps the number at other sizes of ",
+                                       absl::StrJoin(symbols, ", ")));
+    f.attribute = operand;
+    f.symbols = symbols;
+    f.notes.push_back(
+        {"torch.export keeps int() of float arithmetic on a size (int(x.shape[2] * 1.5)) "
+         "without recording the size as specialized, so its record gives no export size to "
+         "show what the line computes elsewhere; a run of the module at another size settles "
+         "it (onnx-shapelint confirm, or onnx_shapelint.torch.export)",
+         std::nullopt});
+    f.fix =
+        "compute the size from the tensor inside the model (F.interpolate(x, scale_factor=1.5) "
+        "rather than a size computed in Python; x.shape[-1] // 2 rather than "
+        "int(x.size(-1)) // 2) so that the exporter keeps it dynamic";
+    return f;
+  }
+
   // A failure near the example shows the literal is the example's: the fix computes it as the
   // finding says (safe). A warning has none, and the literal may be the module's own number
   // that happens to match: the same fix, but unsafe.

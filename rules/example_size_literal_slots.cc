@@ -186,16 +186,21 @@ std::vector<Slot> TopKSlots(const NodeSite& at) {
   return slots;
 }
 
-// Resize's sizes, when every one of them derives from its dim: int(H) * 2, int(W) * 2 bakes
-// every resized axis, and one matching size out of several is a coincidence with a constant
-// output size.
+// Resize's sizes, derived only when every one of them derives from its dim: int(H) * 2,
+// int(W) * 2 bakes every resized axis, and one matching size out of several is a coincidence
+// with a constant output size.
 std::vector<Slot> ResizeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* sizes = at.n.op_type() == "Resize" ? ValuesOf(at.analysis, at.n, 3) : nullptr;
   if (sizes == nullptr) return slots;
   AddPerAxis(at.analysis, at.data, "sizes", 3, sizes, {}, Iota(sizes->size()),
              kWhole | kHalf | kDouble, slots);
-  return AllDerive(at.analysis, slots) ? slots : std::vector<Slot>{};
+  // Where they do not all derive, only the node's recorded line can say they were computed
+  // from sizes (int(x.shape[2] * 1.5)): no form applies.
+  if (!AllDerive(at.analysis, slots)) {
+    for (Slot& slot : slots) slot.forms = 0;
+  }
+  return slots;
 }
 
 // One-sided padding: F.pad(x, (0, p)) to reach a multiple of a window size.

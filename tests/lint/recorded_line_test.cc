@@ -117,14 +117,45 @@ TEST_CASE("SL007: any literal of a recorded int() line on a specialized dim", "[
   CHECK(absl::StrContains(findings[0].counterexample->failure, "it must be at least 6"));
 }
 
-TEST_CASE("SL007: a recorded line without int(), or no record, says nothing of k", "[lint]") {
+TEST_CASE("SL007: a recorded line without int(), or a 1, says nothing of k", "[lint]") {
   // torch.topk(x, 6): the module's own k on a dim specialized elsewhere (SL011 says that).
   CHECK(Sl007(TopKModel(6, "return torch.topk(x, 6, dim=-1)[0]", kSpecialized)).empty());
-  // The int() line without torch.export's record (no specialization recorded, no export size).
-  CHECK(Sl007(TopKModel(6, "return torch.topk(x, int(x.size(-1)) - 2, dim=-1)[0]", "")).empty());
   // The record and the line, but k = 1: no size needs to explain a 1.
   CHECK(Sl007(TopKModel(1, "return torch.topk(x, int(x.size(-1)) - 7, dim=-1)[0]", kSpecialized))
             .empty());
+}
+
+std::string ViewModel(const std::vector<int64_t>& head, int64_t keep_from, int64_t keep_to,
+                      const std::vector<int64_t>& tail, const std::string& code);
+
+// torch.export keeps int() of float arithmetic on a size without a specialization
+// (int(heat.size(1) * 0.25) leaves VR[0, int_oo]); a record without ranges gives none either.
+constexpr char kFree[] = "{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, int_oo]}";
+
+TEST_CASE("SL007: a recorded int() line with no specialization is a hypothesis", "[lint]") {
+  // heat.topk(int(heat.size(-1) * 0.75)) exported at D = 8: k = 6 and nothing records D. By
+  // hand: the line says the trace computed k from the size, but neither the size nor what the
+  // line gives at others is known, so no counterexample: a warning, without export sizes too.
+  for (const char* ranges : {kFree, ""}) {
+    const auto findings =
+        Sl007(TopKModel(6, "return torch.topk(x, int(x.size(-1) * 0.75), dim=-1)[0]", ranges));
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::kWarning);
+    CHECK(findings[0].evidence == Evidence::kHypothesis);
+    CHECK(absl::StrContains(findings[0].message,
+                            "TopK k 6 in the place of s53, on a recorded line that takes int() "
+                            "of a size"));
+    CHECK_FALSE(findings[0].counterexample);
+  }
+  // A Reshape target's number could stand for any of the input's dims: which one the line
+  // computed, the record does not say.
+  CHECK(Sl007(ViewModel({2}, 1, 2, {-1}, "return x.view(int(x.size(0) * 1.0), x.size(1), -1)"))
+            .empty());
+  // The line writes the 6 itself, or gives a 1: nothing to say.
+  CHECK(Sl007(TopKModel(6, "return torch.topk(x, min(6, int(x.size(-1))), dim=-1)[0]", kFree))
+            .empty());
+  CHECK(
+      Sl007(TopKModel(1, "return torch.topk(x, int(x.size(-1) * 0.1), dim=-1)[0]", kFree)).empty());
 }
 
 TEST_CASE("SL010: a count the recorded line writes is the module's; one it does not may be baked",
