@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/literals.h"
@@ -285,9 +286,17 @@ class ExampleSizeLiteral : public Rule {
     // computed from a size (UnrecordedOnLine).
     const bool example = analysis.has_example();
     const ir::Graph& g = analysis.model().graph();
+    // `out` holds the findings of the rules that ran before this one.
+    absl::flat_hash_set<int> reported_before;
+    for (const Finding& f : out) {
+      if (f.node.graph == "main" && (f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005")) {
+        reported_before.insert(f.node.index);
+      }
+    }
     for (int index : g.topological_order()) {
-      // Another rule that runs reports it, with more proof.
-      if (analysis.Claimed(g, index)) continue;
+      // Another rule that runs reports it, with more proof: a cause it claimed, or a finding of
+      // its own on the node (SL002's literal batch of a Reshape target, [2, -1]).
+      if (analysis.Claimed(g, index) || reported_before.contains(index)) continue;
       std::vector<std::string> parts, symbols;
       std::vector<SizeProbe> probes;
       std::string operand;

@@ -311,6 +311,50 @@ TEST_CASE("SL002: a view that fails itself where torch.export specialized the si
   for (const Finding& f : unrecorded) CHECK(f.severity != Severity::kError);
 }
 
+// x.view(int(x.size(0)), -1) exported by torch.export at batch 2: the target [2, -1] on a
+// node whose line takes int() of the batch, which the record specialized to 2.
+std::string BatchViewModel() {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[2, 2], s27: VR[0, int_oo], s53: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  auto* target = g->add_initializer();
+  target->set_name("target");
+  target->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+  target->add_dims(2);
+  target->add_int64_data(2);
+  target->add_int64_data(-1);
+  auto* view = g->add_node();
+  view->set_op_type("Reshape");
+  view->set_name("node_view");
+  view->add_input("x");
+  view->add_input("target");
+  view->add_output("y");
+  RecordStack(view, "File \"net.py\", line 2, in forward\n    return x.view(int(x.size(0)), -1)");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL007 leaves a node to SL002 when SL002 runs and reports it", "[lint]") {
+  // By hand: at s77 = 3 the view still gives 2 rows, mixing the batch; SL002 says so of the
+  // target's literal batch, and SL007 would say it again of the same 2 on the same node.
+  auto model = ir::LoadModelFromBytes(BatchViewModel(), "model.onnx");
+  REQUIRE(model.ok());
+  auto all = Lint(**model, {});
+  REQUIRE(all.ok());
+  std::vector<std::string> rules;
+  for (const Finding& f : *all) rules.push_back(f.rule);
+  CHECK(std::count(rules.begin(), rules.end(), "SL002") == 1);
+  CHECK(std::count(rules.begin(), rules.end(), "SL007") == 0);
+  // Selected alone, SL007 reports the literal itself.
+  LintOptions only;
+  only.select = std::vector<std::string>{"SL007"};
+  auto alone = Lint(**model, only);
+  REQUIRE(alone.ok());
+  REQUIRE(alone->size() == 1);
+  CHECK((*alone)[0].rule == "SL007");
+  CHECK((*alone)[0].severity == Severity::kError);
+}
+
 TEST_CASE("a recorded line that writes a number", "[lint]") {
   CHECK(WritesNumber("x1, x2 = x[..., :4], x[..., 4:]", 4));
   CHECK(WritesNumber("return torch.topk(x, 4, dim=-1)[0]", 4));
