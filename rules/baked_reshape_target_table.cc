@@ -163,21 +163,28 @@ void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& 
   const sym::MaybeExpr& last = input->shape->back();
   const std::optional<int64_t> features = last ? last->Evaluate(analysis.witness()) : std::nullopt;
   if (!last || last->IsConstant() || !features) return;
+  // The trailing literals whose product is the last dim: [b, 64, 56, 56] of [b, 64, 3136]
+  // splits 3136 into 56 x 56, whatever literal comes before them.
   int64_t product = 1;
   size_t factors = 0;
-  for (auto it = target->values->rbegin(); it != target->values->rend(); ++it) {
+  bool whole = false;
+  for (auto it = target->values->rbegin(); it != target->values->rend() && !whole; ++it) {
     const std::optional<int64_t> v = it->value ? it->value->AsConstant() : std::nullopt;
-    if (!v || *v < 2 || __builtin_mul_overflow(product, *v, &product)) break;
+    if (!v || *v < 2 || __builtin_mul_overflow(product, *v, &product) || product > *features) {
+      break;
+    }
     ++factors;
+    whole = factors >= 2 && product == *features;
   }
-  if (factors < 2 || product != *features) return;
+  if (!whole) return;
   f.notes.push_back(
       {absl::StrCat("the target splits the last axis (", last->ToString(), " = ", *features,
                     ") into literal factors: if forward writes them (a split into heads, "
-                    "x.view(..., heads, dim)), the module accepts only this size and eager "
-                    "PyTorch fails at the counterexample too (then declare the axis static); if "
-                    "it computed them from the size, compute them from the tensor's shape. No "
-                    "line is recorded to tell; a run of the module settles it"),
+                    "x.view(..., heads, dim), or the grid of the input size the module is "
+                    "built for), the module accepts only this size and eager PyTorch fails at "
+                    "the counterexample too (then declare the axis static); if it computed them "
+                    "from the size, compute them from the tensor's shape. No line is recorded to "
+                    "tell; a run of the module settles it"),
        std::nullopt});
 }
 
