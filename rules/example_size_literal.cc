@@ -82,7 +82,8 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
       return absl::StrCat("the pad from ", name, " up to a multiple of ",
                           RoundUpMultiples(v, d).front());
     case kRecordedLine:
-      return std::nullopt;  // no formula: the finding names the recorded line instead
+    case kSpecializedSize:
+      return std::nullopt;  // no formula: the finding names the record instead
   }
   return std::nullopt;
 }
@@ -148,8 +149,9 @@ std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
       const int64_t k = RoundUpMultiples(v, l.d).front();
       return (k - size % k) % k;
     }
-    case kRecordedLine:
-      return std::nullopt;  // what the line computes is not read
+    case kRecordedLine:     // what the line computes is not read
+    case kSpecializedSize:  // the symbol's size, not the dim's (ChangeAwayFromExample)
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -246,6 +248,19 @@ std::optional<Counterexample> ChangeAwayFromExample(const Analysis& analysis, co
       moved.Set(s, size);
       for (const Derived& l : literals) {
         const std::optional<int64_t> d = l.slot.dim.Evaluate(moved);
+        // The size of a specialized input symbol: the trace's int() of it is the moved size.
+        if (l.form == kSpecializedSize) {
+          const std::vector<std::string> own = l.slot.dim.Symbols();
+          if (own.size() != 1 || own[0] != s || size == l.d) continue;
+          Counterexample c = analysis.Evaluate(moved);
+          if (c.failure.empty()) {
+            c.failing_node = analysis.Ref(g, index);
+            c.node_fails = false;
+            c.failure = absl::StrCat(l.slot.operand, " is still ", l.slot.literal, ", the size ", s,
+                                     " had at export, where ", s, " is ", size, " here");
+          }
+          return c;
+        }
         // A literal of the recorded line: the line computes it from the moved size, to what
         // value is not read; only that the graph keeps the old one.
         if (l.form == kRecordedLine) {
@@ -337,6 +352,20 @@ class ExampleSizeLiteral : public Rule {
           form = kRecordedLine;
           how = absl::StrCat("computed from ", DimText(slot.dim), " on the recorded line");
         }
+        // A dim past a floor of one specialized symbol (the map after a strided conv) holding
+        // a literal of that symbol's own export size: the trace's int(x.size(2)) reached the
+        // node (F.interpolate(self.head(x), size=(H, W))). A literal equal to a size the dim
+        // is not is no coincidence with the record where the dim follows that one symbol.
+        if (!form && !slot.polynomial && slot.literal >= 2) {
+          const std::vector<std::string> own = slot.dim.Symbols();
+          const std::optional<int64_t> size =
+              own.size() == 1 ? analysis.example().Get(own[0]) : std::nullopt;
+          if (size && *size == slot.literal && AllSpecialized(analysis, own)) {
+            form = kSpecializedSize;
+            how = absl::StrCat("the size torch.export specialized ", own[0], " to");
+            d = size;
+          }
+        }
         if (!form || !how) continue;
         // A literal counts once; one that derives from two dims is ambiguous.
         auto same = std::find_if(literals.begin(), literals.end(), [&](const Derived& l) {
@@ -350,11 +379,18 @@ class ExampleSizeLiteral : public Rule {
         }
         for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
-        std::string part =
-            *form == kRecordedLine ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
-            : slot.literal < 0 ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
+        std::string part = *form == kSpecializedSize
+                               ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
+                           : *form == kRecordedLine
+                               ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
+                           : slot.literal < 0
+                               ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
                                : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
-        absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");
+        if (*form == kSpecializedSize) {
+          part.pop_back();  // the trailing comma: the size is stated already
+        } else {
+          absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");
+        }
         if (std::find(parts.begin(), parts.end(), part) != parts.end()) continue;
         parts.push_back(std::move(part));
         for (auto& s : slot.dim.Symbols()) {
@@ -438,8 +474,9 @@ class ExampleSizeLiteral : public Rule {
         return other.input == slot.input && other.element == slot.element &&
                other.operand == slot.operand;
       };
-      if (slot.literal < 2 || slot.dim.IsConstant() || FixedByWeight(analysis, slot.dim) ||
-          AllSpecialized(analysis, slot.dim.Symbols()) || WritesNumber(line.code, slot.literal) ||
+      if (slot.literal < 2 || !slot.polynomial || slot.dim.IsConstant() ||
+          FixedByWeight(analysis, slot.dim) || AllSpecialized(analysis, slot.dim.Symbols()) ||
+          WritesNumber(line.code, slot.literal) ||
           std::count_if(slots.begin(), slots.end(), same_place) != 1) {
         continue;
       }

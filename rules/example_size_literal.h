@@ -28,6 +28,10 @@ enum Form : unsigned {
   // and the node's recorded line takes int() of a size (torch.topk(x, int(x.size(-1)) - 2)).
   // Never one of a slot's `forms`: FormOf does not return it.
   kRecordedLine = 64,
+  // The size torch.export specialized the dim's one symbol to, where the dim is that symbol
+  // through a floor or a min (the map after a strided conv): the trace's int(x.size(2)) reached
+  // a literal downstream (F.interpolate(head(x), size=(H, W))). Never one of a slot's `forms`.
+  kSpecializedSize = 128,
 };
 
 // One literal where a size of `dim` belongs.
@@ -40,6 +44,10 @@ struct Slot {
   infer::OriginId origin = infer::kNoOrigin;
   int input = -1;      // the node input that holds the literal; -1 for an attribute
   size_t element = 0;  // its place among that input's values
+  // False for a dim past a floor or a min of the inputs' dims (windows, strides, padding
+  // arithmetic), where a match with the example is more likely a coincidence: only
+  // kSpecializedSize derives such a slot's literal.
+  bool polynomial = true;
 };
 
 // A literal the finding names, with how it derives from its dim's example size d.

@@ -42,6 +42,11 @@ sym::MaybeExpr DerivedValue(const Slot& slot, Form form, int64_t d, std::string&
           "the recorded line computes the literal from the size; the linter does not read "
           "Python arithmetic";
       return std::nullopt;
+    case kSpecializedSize:
+      why =
+          "the literal is an input's size, which reaches the node through other sizes; the "
+          "fix does not rebuild that path";
+      return std::nullopt;
     case kRoundUp: {
       const std::vector<int64_t> k = RoundUpMultiples(v, d);
       if (k.size() != 1) {

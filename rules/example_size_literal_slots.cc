@@ -65,14 +65,15 @@ struct Place {
 void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64_t axis,
             unsigned forms, infer::OriginId origin, Place place, std::vector<Slot>& out) {
   const sym::MaybeExpr* dim = DimOf(data, axis);
-  // Only dims that are input dims or polynomials in them: past a floor or a min (windows,
-  // strides, padding arithmetic) a match with the example is more likely a coincidence.
+  // Past a floor or a min (windows, strides, padding arithmetic) a match with the example is
+  // more likely a coincidence: such a slot is marked, and only torch.export's record derives it.
   // (Slice writes INT64_MIN and INT64_MAX for "to the end": no size, and -INT64_MIN overflows.)
-  if (v <= -kHugeBound || v >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant() ||
-      !(*dim)->IsPolynomial()) {
+  if (v <= -kHugeBound || v >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant()) {
     return;
   }
-  out.push_back({operand, v, **dim, forms, origin, place.input, place.element});
+  const bool polynomial = (*dim)->IsPolynomial();
+  out.push_back(
+      {operand, v, **dim, polynomial ? forms : 0u, origin, place.input, place.element, polynomial});
 }
 
 // The literals of input `input` of the node, `elements` (or of an attribute's `attr_values`
