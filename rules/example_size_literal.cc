@@ -379,17 +379,16 @@ class ExampleSizeLiteral : public Rule {
         }
         for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
-        std::string part = *form == kSpecializedSize
-                               ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
-                           : *form == kRecordedLine
-                               ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how, ",")
+        // A literal of the exporter's record has no formula: the record is named instead.
+        const bool from_record = *form == kRecordedLine || *form == kSpecializedSize;
+        std::string part = from_record ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how)
                            : slot.literal < 0
                                ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
                                : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
-        if (*form == kSpecializedSize) {
-          part.pop_back();  // the trailing comma: the size is stated already
-        } else {
-          absl::StrAppend(&part, " with ", DimText(slot.dim), " = ", *d, " at export");
+        // The specialized size is stated already; a dim's is not.
+        if (*form != kSpecializedSize) {
+          absl::StrAppend(&part, from_record ? "," : "", " with ", DimText(slot.dim), " = ", *d,
+                          " at export");
         }
         if (std::find(parts.begin(), parts.end(), part) != parts.end()) continue;
         parts.push_back(std::move(part));
@@ -501,7 +500,7 @@ class ExampleSizeLiteral : public Rule {
         {"torch.export keeps int() of float arithmetic on a size (int(x.shape[2] * 1.5)) "
          "without recording the size as specialized, so its record gives no export size to "
          "show what the line computes elsewhere; a run of the module at another size settles "
-         "it (onnx-shapelint confirm, or onnx_shapelint.torch.export)",
+         "it (onnx_shapelint.torch.export runs the module)",
          std::nullopt});
     f.fix =
         "compute the size from the tensor inside the model (F.interpolate(x, scale_factor=1.5) "
