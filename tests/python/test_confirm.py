@@ -341,6 +341,19 @@ class ConfirmWarningsTest(unittest.TestCase):
         self.assertEqual(error["severity"], "warning")
         self.assertEqual(error["confirmation"]["detail"], "PyTorch fails too")
 
+    def test_the_doubled_sizes_run_only_where_the_inputs_stay_affordable(self):
+        # The UNet's inputs hold 24 elements at the export sizes and 96 doubled. Past an
+        # absolute limit of 10, they run only within the allowed growth over the export's.
+        for growth, runs in ((2, [9, 10]), (4, [9, 10, 16])):
+            report, error = self.demoted()
+            runner = UNetRunner()
+            with unittest.mock.patch.object(confirm._core, "probe", probe_shapes), \
+                    unittest.mock.patch.object(confirm, "WARNING_SCALE_ELEMENTS", 10), \
+                    unittest.mock.patch.object(confirm, "WARNING_SCALE_GROWTH", growth):
+                confirm.confirm_warnings(report, runner, self.CENTRE)
+            self.assertEqual([s["skip"][1] for s in runner.shapes_run], runs)
+            self.assertEqual(error["severity"], "warning" if growth == 2 else "error")
+
     def test_scaled_binding(self):
         self.assertEqual(confirm.scaled_binding({"n": 2, "c": 3, "h": 7}, 2, {"c": 3}),
                          {"n": 4, "c": 3, "h": 14})
