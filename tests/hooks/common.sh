@@ -32,8 +32,8 @@ if ! command -v git >/dev/null; then
   skip "git is not installed"
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/shapelint-hooks-test.XXXXXX")
-trap 'rm -rf -- "$work"' EXIT
+tmp_root=$(mktemp -d "${TMPDIR:-/tmp}/shapelint-hooks-test.XXXXXX")
+trap 'rm -rf -- "$tmp_root"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -44,10 +44,10 @@ trap 'exit 143' TERM
 while IFS= read -r var; do
   unset "$var"
 done < <(compgen -e | grep -E '^(GIT_|ONNX_SHAPELINT|PRE_COMMIT)' || true)
-export HOME=$work/home
+export HOME=$tmp_root/home
 export XDG_CONFIG_HOME=$HOME/.config XDG_CACHE_HOME=$HOME/.cache XDG_DATA_HOME=$HOME/.local/share
 export GIT_CONFIG_NOSYSTEM=1
-export TMPDIR=$work/tmp
+export TMPDIR=$tmp_root/tmp
 export NO_COLOR=1 LC_ALL=C
 mkdir -p "$HOME" "$TMPDIR"
 # The binary under test is the onnx-shapelint on PATH, as for a user.

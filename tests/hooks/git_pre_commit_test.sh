@@ -8,7 +8,7 @@
 # shellcheck source-path=SCRIPTDIR source=common.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/common.sh"
 
-repo=$work/repo
+repo=$tmp_root/repo
 new_repo "$repo"
 cd "$repo" || exit
 ln -s "$source_dir/tools/git-pre-commit" .git/hooks/pre-commit
@@ -30,7 +30,7 @@ commit_passes "good model staged" -- "0 errors, 0 warnings in 1 model"
 # --- Nothing to lint: the hook exits before it even looks for the linter.
 echo notes >notes.txt
 git add notes.txt
-ONNX_SHAPELINT=$work/no-such-linter commit_passes "no model staged, no linter needed" --
+ONNX_SHAPELINT=$tmp_root/no-such-linter commit_passes "no model staged, no linter needed" --
 [[ -z $last_output ]] || fail "the hook printed something without models" "$last_output"
 
 # --- The staged content is what is linted, not the working tree.
@@ -139,7 +139,7 @@ ONNX_SHAPELINT=./linter-link PATH=$path_without_binary commit_refused \
   "ONNX_SHAPELINT relative to the top, commit from a subdirectory" -- \
   "which/bad.onnx: main/AveragePool: error[SL001]"
 cd "$repo" || exit
-ONNX_SHAPELINT=$work/no-such-linter commit_refused "ONNX_SHAPELINT that does not exist" -- \
+ONNX_SHAPELINT=$tmp_root/no-such-linter commit_refused "ONNX_SHAPELINT that does not exist" -- \
   "no-such-linter' is not an executable file" "--no-verify"
 if PATH=$path_without_binary command -v onnx-shapelint >/dev/null; then
   echo "# not checked: onnx-shapelint missing from PATH (one is installed on the system PATH)"

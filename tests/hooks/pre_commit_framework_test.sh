@@ -15,17 +15,17 @@ if ! command -v pre-commit >/dev/null; then
 fi
 echo "# $(pre-commit --version)"
 # pre-commit's store (clones of hook repositories, its database): a scratch one.
-export PRE_COMMIT_HOME=$work/pre-commit-home
+export PRE_COMMIT_HOME=$tmp_root/pre-commit-home
 
 # The hooks repository: .pre-commit-hooks.yaml of this source tree, committed.
-hooks_repo=$work/hooks-repo
+hooks_repo=$tmp_root/hooks-repo
 new_repo "$hooks_repo"
 cp "$source_dir/.pre-commit-hooks.yaml" "$hooks_repo/"
 git -C "$hooks_repo" add .pre-commit-hooks.yaml
 git -C "$hooks_repo" commit -q -m "hooks"
 rev=$(git -C "$hooks_repo" rev-parse HEAD)
 
-repo=$work/repo
+repo=$tmp_root/repo
 new_repo "$repo"
 cd "$repo" || exit
 

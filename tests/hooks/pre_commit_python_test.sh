@@ -28,7 +28,7 @@ if command -v onnx-shapelint >/dev/null; then
   skip "another onnx-shapelint is on PATH ($(command -v onnx-shapelint)): the hook's own could" \
     "not be told from it"
 fi
-export PRE_COMMIT_HOME=$work/pre-commit-home
+export PRE_COMMIT_HOME=$tmp_root/pre-commit-home
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 # pip keeps the wheel it builds for pre-commit (in its ephemeral wheel cache under TMPDIR), so
 # that the wheel's own checks below need no second build.
@@ -36,7 +36,7 @@ export PIP_NO_CLEAN=1
 
 # The hooks repository: this source tree as committed files (its tests and corpora left out:
 # a pip build does not need them).
-hooks_repo=$work/hooks-repo
+hooks_repo=$tmp_root/hooks-repo
 new_repo "$hooks_repo"
 (cd "$source_dir" && git ls-files -z --cached --others --exclude-standard -- . ':!tests' ':!.ci' |
   xargs -0 cp --parents -t "$hooks_repo" 2>/dev/null) ||
@@ -46,7 +46,7 @@ git -C "$hooks_repo" add -A
 git -C "$hooks_repo" commit -q -m "onnx-shapelint"
 rev=$(git -C "$hooks_repo" rev-parse HEAD)
 
-repo=$work/repo
+repo=$tmp_root/repo
 new_repo "$repo"
 cd "$repo" || exit
 cat >.pre-commit-config.yaml <<YAML
@@ -148,7 +148,7 @@ wheel=${wheels[0]}
 echo "# $(basename -- "$wheel"), $(($(stat -c %s "$wheel") / 1024 / 1024)) MB"
 # The environment without a pip of its own (the hook's pip installs into it): seconds saved.
 python=$(readlink -f -- "$env_dir/bin/python")
-venv=$work/wheel-env
+venv=$tmp_root/wheel-env
 "$python" -m venv --without-pip "$venv" || fail "no fresh environment ($python -m venv)"
 output=$("$env_dir/bin/python" -m pip --python "$venv/bin/python" install -q --no-index \
   --no-deps "$wheel" 2>&1) || fail "pip install of the wheel" "$output"
@@ -193,7 +193,7 @@ outside=$(grep -oE 'calling init: [^ ]+' <<<"$output" | grep -E 'onnx|protobuf|a
 [[ -z $outside ]] || fail "the command loaded libraries from outside the wheel" "$outside"
 pass "the fresh environment lints binary and text models with the wheel's libraries only"
 # auditwheel, the tool that checks wheels for the manylinux policies, finds nothing to bundle.
-auditwheel=$work/auditwheel
+auditwheel=$tmp_root/auditwheel
 if "$env_dir/bin/python" -m pip install -q --target "$auditwheel" "auditwheel==6.1.0" \
   "pyelftools==0.31" >/dev/null 2>&1; then
   output=$(PYTHONPATH=$auditwheel "$env_dir/bin/python" -m auditwheel show "$wheel" 2>&1) ||

@@ -44,8 +44,8 @@ fail() {
   exit 1
 }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/shapelint-package-test.XXXXXX")
-trap 'rm -rf -- "$work"' EXIT
+tmp_root=$(mktemp -d "${TMPDIR:-/tmp}/shapelint-package-test.XXXXXX")
+trap 'rm -rf -- "$tmp_root"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -54,15 +54,15 @@ step() {
   local name=$1
   shift
   echo "--- $name"
-  if ! "$@" >"$work/step.log" 2>&1; then
-    cat "$work/step.log" >&2
+  if ! "$@" >"$tmp_root/step.log" 2>&1; then
+    cat "$tmp_root/step.log" >&2
     fail "$name: \`$*\` failed"
   fi
 }
 
 install_prefix() {
   step "install $build_dir into a temporary prefix" \
-    "$cmake" --install "$build_dir" --prefix "$work/prefix"
+    "$cmake" --install "$build_dir" --prefix "$tmp_root/prefix"
 }
 
 # The program's output: the version, then the findings of the model in main.cc: the baked 10
@@ -87,7 +87,7 @@ note SL010 design-range at main/<Reshape #1>"
 check_installed_binary() {
   local model=$package_dir/../tools/inputs/baked_pool.onnxtxt output status=0
   echo "--- run the installed onnx-shapelint on a text model"
-  output=$("$work/prefix/bin/onnx-shapelint" "$model" 2>&1) || status=$?
+  output=$("$tmp_root/prefix/bin/onnx-shapelint" "$model" 2>&1) || status=$?
   if [[ $status -ne 1 || $output != *"error[SL001]"* ]]; then
     fail "installed onnx-shapelint exited with $status, expected 1 and SL001; output:"$'\n'"$output"
   fi
@@ -96,10 +96,10 @@ check_installed_binary() {
 cmake_consumer() {
   local source=$1
   # No optimisation, no debug info: the quickest build.
-  step "configure $source" "$cmake" -S "$source" -B "$work/consumer" -DCMAKE_BUILD_TYPE=None \
-    "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$work/prefix"
-  step "build $source" "$cmake" --build "$work/consumer" -j "$jobs"
-  check_output "$work/consumer/consumer"
+  step "configure $source" "$cmake" -S "$source" -B "$tmp_root/consumer" -DCMAKE_BUILD_TYPE=None \
+    "-DCMAKE_CXX_COMPILER=$cxx" "-DCMAKE_PREFIX_PATH=$tmp_root/prefix"
+  step "build $source" "$cmake" --build "$tmp_root/consumer" -j "$jobs"
+  check_output "$tmp_root/consumer/consumer"
 }
 
 case "$mode" in
@@ -117,9 +117,9 @@ case "$mode" in
       # build type (no optimisation, no debug info): the library must not choose one for the
       # application.
       step "configure $package_dir/subdirectory" "$cmake" -S "$package_dir/subdirectory" \
-        -B "$work/consumer" "-DCMAKE_CXX_COMPILER=$cxx" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+        -B "$tmp_root/consumer" "-DCMAKE_CXX_COMPILER=$cxx" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
       step "compile main.cc as the subdirectory build would" "$cmake" \
-        "-DBUILD_DIR=$work/consumer" "-DSOURCE_REGEX=/tests/package/consumer/main\\.cc\$" \
+        "-DBUILD_DIR=$tmp_root/consumer" "-DSOURCE_REGEX=/tests/package/consumer/main\\.cc\$" \
         -P "$package_dir/compile_source.cmake"
       echo "(SHAPELINT_PACKAGE_FULL=1 also builds the library and runs the program)"
     fi
@@ -129,7 +129,7 @@ case "$mode" in
     command -v "$pkg_config" >/dev/null ||
       fail "pkg-config not found: apt-get install pkgconf (libabsl-dev depends on it)"
     install_prefix
-    pc_file=$(find "$work/prefix" -name onnx_shapelint.pc)
+    pc_file=$(find "$tmp_root/prefix" -name onnx_shapelint.pc)
     [[ -n $pc_file ]] || fail "no onnx_shapelint.pc installed"
     # Only the temporary prefix and the system's modules.
     export PKG_CONFIG_PATH=${pc_file%/*}
@@ -139,15 +139,15 @@ case "$mode" in
 
     # Every installed header compiles with nothing but the package's flags: none of them
     # includes one of the library's internal headers (lib/).
-    mapfile -t headers < <(cd "$work/prefix/include" && find shapelint -name '*.h' | sort)
+    mapfile -t headers < <(cd "$tmp_root/prefix/include" && find shapelint -name '*.h' | sort)
     ((${#headers[@]})) || fail "no headers installed under include/shapelint"
-    printf '#include "%s"\n' "${headers[@]}" >"$work/all_headers.cc"
+    printf '#include "%s"\n' "${headers[@]}" >"$tmp_root/all_headers.cc"
     step "compile every installed header" \
-      "$cxx" "${cxxflags[@]}" -fsyntax-only "$work/all_headers.cc" "${flags[@]}"
+      "$cxx" "${cxxflags[@]}" -fsyntax-only "$tmp_root/all_headers.cc" "${flags[@]}"
 
-    step "compile and link main.cc" "$cxx" "${cxxflags[@]}" -o "$work/consumer" \
+    step "compile and link main.cc" "$cxx" "${cxxflags[@]}" -o "$tmp_root/consumer" \
       "$package_dir/consumer/main.cc" "${flags[@]}" "${ldflags[@]}"
-    check_output "$work/consumer"
+    check_output "$tmp_root/consumer"
     ;;
   *)
     echo "usage: $0 find_package|subdirectory|pkg_config BUILD_DIR" >&2
