@@ -30,10 +30,11 @@
 namespace shapelint::lint {
 namespace {
 
-// ONNX's signed integer element types: INT8, INT16, INT32, INT64. An unsigned dividend is never
-// negative.
+// ONNX's signed integer element types. An unsigned dividend is never negative.
 bool SignedInteger(int32_t elem_type) {
-  return elem_type == 3 || elem_type == 5 || elem_type == 6 || elem_type == 7;
+  using ONNX_NAMESPACE::TensorProto;
+  return elem_type == TensorProto::INT8 || elem_type == TensorProto::INT16 ||
+         elem_type == TensorProto::INT32 || elem_type == TensorProto::INT64;
 }
 
 // Floor division of integers, as Python's //; `b` > 0.

@@ -296,9 +296,11 @@ class UNetRunner:
 
 def probe_shapes(path, specs):
     """_core.probe for the UNet's inputs: low [n, h], skip [n, H]."""
-    b = dict(kv.split("=") for kv in specs[0].split(","))
-    return [{"at": {"inputs": {"low": [int(b["n"]), int(b["h"])],
-                               "skip": [int(b["n"]), int(b["H"])]}}}]
+    def at(spec):
+        b = dict(kv.split("=") for kv in spec.split(","))
+        return {"at": {"inputs": {"low": [int(b["n"]), int(b["h"])],
+                                  "skip": [int(b["n"]), int(b["H"])]}}}
+    return [at(spec) for spec in specs]
 
 
 class ConfirmWarningsTest(unittest.TestCase):

@@ -7,6 +7,7 @@ the export sizes where the static analysis finds nothing (docs/python.md, "Confi
 """
 
 import argparse
+import math
 import os
 import sys
 
@@ -266,21 +267,22 @@ def confirm_warnings(report, runner, centre):
     the model fixes (a note's witness) stays."""
     if runner.relaxed_session is None or runner.eager is None:
         return
-    fixed = fixed_sizes(report.findings)
+    scaled = scaled_binding(centre, WARNING_SCALE, fixed_sizes(report.findings))
+    doubled = None  # whether the doubled sizes may run: probed once, when a warning needs them
     for finding in list(report.findings):
         symbols = [s for s in finding.get("symbols") or [] if s in centre]
         if finding["severity"] != "warning" or finding["rule"].startswith("ST") or not symbols:
             continue
         tries = [(dict(centre, **{s: centre[s] + step for s in symbols}), symbols)
                  for step in WARNING_STEPS]
-        scaled = scaled_binding(centre, WARNING_SCALE, fixed)
         if any(scaled[s] != centre[s] for s in symbols):
-            tries.append((scaled, sorted(s for s in scaled if scaled[s] != centre[s])))
+            if doubled is None:
+                doubled = affordable(report.path, centre, scaled)
+            if doubled:
+                tries.append((scaled, sorted(s for s in scaled if scaled[s] != centre[s])))
         for binding, moved in tries:
             try:
                 shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
-                if binding is scaled and not affordable(report.path, centre, shapes):
-                    break
             except ValueError:  # a symbol the file does not declare (an axis linted as dynamic)
                 break
             row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes,
@@ -295,24 +297,20 @@ def confirm_warnings(report, runner, centre):
                                                 "detail": "at %s: %s" % (sizes, row["detail"])})
 
 
-def elements(shapes):
-    """How many elements inputs of `shapes` ({input: dims}) hold together."""
-    total = 0
-    for dims in shapes.values():
-        count = 1
-        for d in dims:
-            count *= d
-        total += count
-    return total
+def affordable(path, centre, scaled):
+    """Whether the inputs at the sizes `scaled` are small enough to run next to the export sizes
+    `centre` (both {symbol: size}); False where the file does not declare a symbol."""
+    try:
+        at_export, at_scaled = (r["at"]["inputs"]
+                                for r in _core.probe(path, [_spec(centre), _spec(scaled)]))
+    except ValueError:
+        return False
 
+    def elements(shapes):
+        return sum(math.prod(dims) for dims in shapes.values())
 
-def affordable(path, centre, shapes):
-    """Whether inputs of `shapes` are small enough to run next to the export sizes `centre`."""
-    scaled = elements(shapes)
-    if scaled <= WARNING_SCALE_ELEMENTS:
-        return True
-    exported = elements(_core.probe(path, [_spec(centre)])[0]["at"]["inputs"])
-    return scaled <= WARNING_SCALE_GROWTH * exported
+    size = elements(at_scaled)
+    return size <= WARNING_SCALE_ELEMENTS or size <= WARNING_SCALE_GROWTH * elements(at_export)
 
 
 def fixed_sizes(findings):
