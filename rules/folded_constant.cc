@@ -165,6 +165,19 @@ class FoldedConstant : public Rule {
              "fails at the counterexample too; if by positions computed from the example's "
              "size, only the export does. A run of the module settles which",
              std::nullopt});
+      } else if (const std::vector<std::string> cut =
+                     table != nullptr ? ModuleStateCut(*src.graph, src.name, analysis.signature())
+                                      : std::vector<std::string>{};
+                 !cut.empty()) {
+        // A parameter the trace cut (self.w[:T, :T]): eager PyTorch cuts it again for each
+        // input, the graph holds the cut of the example.
+        f.notes.push_back(
+            {absl::StrCat("the optimizer folded '", src.name, "' from '",
+                          absl::StrJoin(cut, "', '"),
+                          "' cut by the trace (its folded_from record lists a slice): eager "
+                          "PyTorch cuts the module's tensor again for each input and fails only "
+                          "past its own length, the graph holds the cut of the example"),
+             std::nullopt});
       } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
                  src.values.empty()) {
         // Any other float table: prior boxes or a position table the module holds for its

@@ -85,6 +85,10 @@ struct FoldedSources {
   // val_3) may hold the example's size.
   bool only_module_state = false;
   bool sized_factory = false;  // it was made (or broadcast) to a size by the trace
+  // A parameter or buffer cut by the trace (self.w[:T, :T], narrow): the cut's bounds are the
+  // trace's numbers, the example's where the code read a size as a Python int.
+  bool sliced_module_state = false;
+  std::vector<std::string> module_values;  // the listed pieces, in the record's order
 };
 
 // Nothing for a constant without the record (not folded by the optimizer).
@@ -99,6 +103,7 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
   std::vector<absl::string_view> pieces =
       absl::StrSplit(absl::string_view(from->data(), from->size()), '\'');
   bool all_listed = pieces.size() > 1;
+  bool sliced = false;
   // A piece a few ahead is fetched while this one is looked up (ParameterSignature::Prefetch).
   constexpr size_t kAhead = 8;
   for (size_t i = 1; i < pieces.size(); i += 2) {
@@ -109,10 +114,14 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
     const std::string_view piece(pieces[i].data(), pieces[i].size());
     const bool listed = signature.Lists(piece) == true;
     out.module_state |= listed;
+    if (listed) out.module_values.emplace_back(piece);
     all_listed &= listed;
     out.sized_factory |= IsSizedFactory(piece);
+    const std::string_view op = FxOp(piece);
+    sliced |= op == "slice" || op == "narrow";
   }
   out.only_module_state = all_listed;
+  out.sliced_module_state = out.module_state && sliced;
   return out;
 }
 
@@ -125,6 +134,22 @@ bool AllSpecialized(const infer::Requirement& r,
   });
 }
 
+// True when every dim of `src` above 1 is the size torch.export specialized some symbol of
+// `failing` to, and there is at least one such dim.
+bool CutToSpecializedSize(const LiteralSource& src, const infer::Requirement& failing,
+                          const std::map<std::string, int64_t>& specialized) {
+  if (!AllSpecialized(failing, specialized)) return false;
+  std::vector<int64_t> sizes;
+  for (const std::string& s : SymbolsOf(failing)) sizes.push_back(specialized.at(s));
+  int cut = 0;
+  for (int64_t d : src.dims) {
+    if (d <= 1) continue;
+    if (std::find(sizes.begin(), sizes.end(), d) == sizes.end()) return false;
+    ++cut;
+  }
+  return cut > 0;
+}
+
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing,
                         const std::map<std::string, int64_t>& specialized,
@@ -135,6 +160,10 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   // Made to a size in forward (an arange, an eye, zeros for an RNN's state) from no parameter:
   // however it is shaped and whatever meets it, not a weight.
   if (folded.sized_factory && !folded.module_state) return false;
+  // A parameter cut to a size torch.export specialized, to that size on every sized axis
+  // (self.w[:T, :T] of T = int(x.size(1))): the trace's cut, not the layer's own features,
+  // even where it is contracted with the input.
+  if (folded.sliced_module_state && CutToSpecializedSize(src, failing, specialized)) return false;
   // A layer's kernel or features: the requirement is the contraction itself.
   if (failing.kind == infer::RequirementKind::kChannels ||
       failing.kind == infer::RequirementKind::kInnerDim) {
@@ -441,6 +470,13 @@ std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node,
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::string& name,
+                                        const ParameterSignature& signature) {
+  FoldedSources folded = ReadFoldedSources(graph, name, signature);
+  if (!folded.sliced_module_state) return {};
+  return std::move(folded.module_values);
 }
 
 bool IsFloating(int32_t data_type) {

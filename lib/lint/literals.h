@@ -90,6 +90,12 @@ std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inferenc
 std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node, int64_t size,
                                                const ParameterSignature& signature);
 
+// The parameters and buffers that the optimizer's record of the folded constant `name` of
+// `graph` lists, where the trace cut them (a slice or narrow among the folded values:
+// self.w[:T, :T]); empty when it was not folded from a cut of module state.
+std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::string& name,
+                                        const ParameterSignature& signature);
+
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
 

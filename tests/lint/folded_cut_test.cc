@@ -1,0 +1,142 @@
+// A weight the optimizer folded from a parameter cut by the trace: F.linear(x.transpose(1, 2),
+// self.w[:T, :T]) with T = int(x.size(1)), exported by torch.export at T = 5 with Dim.AUTO. The
+// graph holds val_34 [5, 5] folded from 'inner.w' and the slices' bounds; torch.export
+// specialized T to 5 while the input declares it dynamic (tests/corpus/fresh/
+// mixer_token_slice_int.dynamo, where ONNX Runtime fails at T = 7 and 12 and eager PyTorch runs,
+// its buffer being 16 x 16). The cut is the example's size reaching a literal that is not the
+// parameter itself: an error (docs/severity.md, exporter-record). The lookalikes keep the
+// layer's reading (SL004, a note): the weight folded from the parameter alone (a transposed
+// Linear weight) or with a constant that cuts nothing, and a cut where the record leaves the
+// size free.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/unknown_field_set.h"
+#include "onnx/onnx_pb.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+namespace {
+
+using ONNX_NAMESPACE::ModelProto;
+using ONNX_NAMESPACE::TensorProto;
+
+// Adds a metadata entry to `message`'s field `number` (IR 10's metadata_props, which the
+// onnx.proto this builds against does not declare): as the unknown field the loader reads.
+void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,
+                 const std::string& value) {
+  ONNX_NAMESPACE::StringStringEntryProto entry;
+  entry.set_key(key);
+  entry.set_value(value);
+  message->GetReflection()->MutableUnknownFields(message)->AddLengthDelimited(
+      number, entry.SerializeAsString());
+}
+
+struct Export {
+  std::string t_range = "VR[5, 5]";  // torch.export's range of T (s27)
+  std::string folded_from = "['inner.w', 'slice_1', 'slice_2', 'val_3', 'val_4']";
+  int rows = 5, cols = 5;  // the folded weight's shape
+};
+
+// x[s77, s27, s53] -> Transpose -> MatMul with the folded weight val_34.
+std::string MixerExport(const Export& e) {
+  ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
+  auto* w = g->add_initializer();
+  w->set_name("val_34");
+  w->set_data_type(TensorProto::FLOAT);
+  w->add_dims(e.rows);
+  w->add_dims(e.cols);
+  w->mutable_float_data()->Resize(e.rows * e.cols, 0.25f);
+  auto* transpose = g->add_node();
+  transpose->set_op_type("Transpose");
+  transpose->add_input("x");
+  transpose->add_output("t");
+  auto* perm = transpose->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(ONNX_NAMESPACE::AttributeProto::INTS);
+  for (int p : {0, 2, 1}) perm->add_ints(p);
+  auto* matmul = g->add_node();
+  matmul->set_op_type("MatMul");
+  matmul->set_name("node_MatMul_35");
+  matmul->add_input("t");
+  matmul->add_input("val_34");
+  matmul->add_output("y");
+  g->add_output()->set_name("y");
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  auto* folded = g->add_value_info();
+  folded->set_name("val_34");
+  AddMetadata(folded, 4, "pkg.onnxscript.optimizer.folded_from", e.folded_from);
+  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.graph_signature",
+              "b_inner_w: BUFFER target='inner.w' persistent=True\nx: USER_INPUT\n");
+  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.range_constraints",
+              absl::StrCat("{s77: VR[0, int_oo], s27: ", e.t_range, ", s53: VR[0, int_oo]}"));
+  return m.SerializeAsString();
+}
+
+// "RULE:severity" of each finding, in order.
+std::vector<std::string> Findings(const std::string& bytes) {
+  auto model = ir::LoadModelFromBytes(bytes, "mixer.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  std::vector<std::string> out;
+  for (const Finding& f : *findings)
+    out.push_back(absl::StrCat(f.rule, ":", std::string(SeverityName(f.severity))));
+  return out;
+}
+
+TEST_CASE("a parameter cut to the specialized size is the example's, not the layer's", "[lint]") {
+  auto model = ir::LoadModelFromBytes(MixerExport({}), "mixer.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  REQUIRE(findings->size() == 1);
+  const Finding& f = findings->front();
+  CHECK(f.rule == "SL005");
+  CHECK(f.severity == Severity::kError);
+  CHECK(absl::StrContains(f.message, "initializer 'val_34' of shape [5, 5]"));
+  bool cut_named = false;
+  for (const auto& n : f.notes) {
+    cut_named |= absl::StrContains(n.message, "folded 'val_34' from 'inner.w' cut by the trace");
+  }
+  CHECK(cut_named);
+  // By hand: at T = 6 the MatMul contracts 6 with the weight's 5 rows.
+  REQUIRE(f.counterexample);
+  CHECK(absl::StrContains(f.counterexample->failure, "6 vs 5"));
+}
+
+TEST_CASE("a weight's own sizes stay the layer's", "[lint]") {
+  SECTION("folded from the parameter alone (a transposed weight)") {
+    Export e;
+    e.folded_from = "['inner.w']";
+    CHECK(Findings(MixerExport(e)) == std::vector<std::string>{"SL004:note"});
+  }
+  SECTION("folded from the parameter and a transpose's constant, no cut") {
+    Export e;
+    e.folded_from = "['inner.w', 'val_3']";
+    CHECK(Findings(MixerExport(e)) == std::vector<std::string>{"SL004:note"});
+  }
+  SECTION("a cut, but torch.export left the size free") {
+    Export e;
+    e.t_range = "VR[0, int_oo]";
+    const std::vector<std::string> got = Findings(MixerExport(e));
+    CHECK(std::find(got.begin(), got.end(), "SL005:error") == got.end());
+  }
+}
+
+}  // namespace
+}  // namespace shapelint::lint
