@@ -159,8 +159,9 @@ class DesignRange : public Rule {
     return f;
   }
 
-  // A restriction over sizes the exporter kept symbolic: it comes from the module, since no
-  // constant of the graph can hold those sizes' example values (lint/export_ranges.h).
+  // A restriction over sizes the exporter kept symbolic, at a node whose recorded line takes no
+  // int(): it comes from the module, since no constant of the graph can hold those sizes'
+  // example values (lint/export_ranges.h; Analysis sorts the int() lines out, AtIntLine).
   Finding ReportTraced(const Analysis& analysis, const Pin& pin) const {
     const infer::Requirement& r = *pin.requirement;
     const ir::Graph& graph = *r.graph;
@@ -188,10 +189,11 @@ class DesignRange : public Rule {
                       pin.symbols.size() > 1 ? "them" : "it",
                       " more than one size), so a constant of the graph holds ",
                       pin.symbols.size() > 1 ? "their" : "its",
-                      " example size only through int() of float arithmetic on it (int(x.size(1) "
-                      "* 0.5)), which the record does not show: the limit is most likely a buffer, "
-                      "a parameter or a size written in the model's code, and eager PyTorch "
-                      "fails past it too"),
+                      " example size only through a Python int the record does not show (int() "
+                      "of float arithmetic, int(x.size(1) * 0.5), or of a product of sizes, "
+                      "int(h * w)), and the node's recorded line takes no int(): the limit is "
+                      "most likely a buffer, a parameter or a size written in the model's code, "
+                      "and eager PyTorch fails past it too"),
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names,
                          " where the witness says, or change the module that fixes the size");

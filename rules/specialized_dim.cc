@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "lint/export_ranges.h"
 #include "lint/fix_builder.h"
+#include "lint/literals.h"
+#include "lint/provenance.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -31,6 +33,14 @@ class SpecializedDim : public Rule {
   void Check(const Analysis& analysis, std::vector<Finding>& out) const override {
     const ir::Graph& graph = analysis.model().graph();
     const std::vector<std::string> followed = FollowedByFix(analysis.model());
+    // The nodes where a rule that ran before states a baked literal (`out` holds their findings).
+    absl::flat_hash_set<int> stated;
+    for (const Finding& f : out) {
+      if (f.node.graph == "main" &&
+          (f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005" || f.rule == "SL007")) {
+        stated.insert(f.node.index);
+      }
+    }
     std::vector<std::string> reported;
     // In input order, each symbol at the first input dim it names.
     for (const infer::InputDim& d : analysis.inference().input_dims) {
@@ -46,7 +56,7 @@ class SpecializedDim : public Rule {
       if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
       out.push_back(Report(analysis, graph, d, symbol, it->second,
                            GraphRequires(analysis, symbol, it->second),
-                           std::binary_search(followed.begin(), followed.end(), symbol)));
+                           std::binary_search(followed.begin(), followed.end(), symbol), stated));
     }
   }
 
@@ -173,6 +183,87 @@ class SpecializedDim : public Rule {
     return std::nullopt;
   }
 
+  // A literal the trace wrote where the specialized size entered: an integer constant of at most
+  // a few elements holding `size`, read by a node whose recorded line takes int() of a size and
+  // does not write the number itself (torch.zeros(x.size(0), int(x.size(1))) leaves [6] in the
+  // zeros' shape). The node and the literal's name; nullopt when there is none. The record
+  // says the trace turned a size into a number on that line, and the number is there: the
+  // specialization reached the graph, even where no op fails for it.
+  static std::optional<std::pair<int, std::string>> LiteralOnIntLine(const Analysis& analysis,
+                                                                     const ir::Graph& graph,
+                                                                     int64_t size) {
+    constexpr int kMaxElements = 8;
+    if (size < 2) return std::nullopt;
+    for (int index : graph.topological_order()) {
+      const ir::Node n = graph.node(index);
+      std::optional<std::optional<SourceLocation>> line;
+      for (const auto& in : n.input()) {
+        if (in.empty()) continue;
+        const int producer = graph.Producer(in);
+        const bool literal = graph.Initializer(in) != nullptr ||
+                             (producer >= 0 && graph.node(producer).op_type() == "Constant");
+        const infer::TensorFact* fact = literal ? analysis.inference().Find(in) : nullptr;
+        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements) continue;
+        const bool holds =
+            std::any_of(fact->values->begin(), fact->values->end(),
+                        [&](const auto& e) { return e.value && e.value->AsConstant() == size; });
+        if (!holds) continue;
+        if (!line) line = SourceOf(n);
+        if (*line && TakesIntOfSize((*line)->code) && !WritesNumber((*line)->code, size)) {
+          return std::make_pair(index, std::string(in));
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // A crop of a tensor that follows the inputs, on the way to the node where `c` fails, to a
+  // literal length equal to the specialized `size`: H = int(lat.size(2)); up[:, :, :H] +
+  // lateral(lat) holds the 7 of the example in the Slice's end, and past 7 rows the Add fails. The
+  // Slice and its literal's name; nullopt when none. Only layout and elementwise ops are followed
+  // back from the failing node's operands.
+  static std::optional<std::pair<int, std::string>> CropToSize(const Analysis& analysis,
+                                                               const Counterexample& c,
+                                                               int64_t size) {
+    constexpr int kMaxHops = 6;
+    const ir::Graph& graph = analysis.model().graph();
+    if (!c.node_fails || c.failing_node.graph != "main" || c.failing_node.index < 0) {
+      return std::nullopt;
+    }
+    static constexpr std::string_view kFollowed[] = {
+        "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Identity", "Cast", "Mul",
+        "Div",       "Add",     "Sub",     "Relu",      "Sigmoid",  "Neg",  "Concat"};
+    std::vector<std::pair<std::string, int>> queue;  // value, hops
+    for (const auto& in : graph.node(c.failing_node.index).input()) queue.emplace_back(in, 0);
+    absl::flat_hash_set<std::string> seen;
+    for (size_t q = 0; q < queue.size(); ++q) {
+      const auto [value, hops] = queue[q];
+      if (value.empty() || !seen.insert(value).second) continue;
+      const int p = graph.Producer(value);
+      if (p < 0) continue;
+      const ir::Node n = graph.node(p);
+      if (n.op_type() == "Slice") {
+        // A crop of a tensor that follows the inputs; a table of the module cut to a length of
+        // its own (self.pos[:, :7]) is the module's, whatever it meets.
+        const infer::TensorFact* cropped = analysis.inference().FindIn(graph, n.input(0));
+        const bool follows = cropped != nullptr && cropped->shape &&
+                             std::any_of(cropped->shape->begin(), cropped->shape->end(),
+                                         [](const auto& d) { return d && !d->IsConstant(); });
+        if (auto src =
+                follows ? SliceLengthLiteral(analysis.inference(), graph, p, size) : std::nullopt) {
+          return std::make_pair(p, src->name);
+        }
+      } else if (hops >= kMaxHops || std::find(std::begin(kFollowed), std::end(kFollowed),
+                                               n.op_type()) == std::end(kFollowed)) {
+        continue;
+      }
+      if (hops < kMaxHops) {
+        for (const auto& in : n.input()) queue.emplace_back(in, hops + 1);
+      }
+    }
+    return std::nullopt;
+  }
+
   // The first node, in topological order, that reads the input.
   static int FirstReader(const ir::Graph& graph, const std::string& input) {
     for (int index : graph.topological_order()) {
@@ -190,8 +281,8 @@ class SpecializedDim : public Rule {
   // declaration fix that would undo the repair; a failure the graph still shows keeps its
   // counterexample for the reader.
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
-                 const std::string& symbol, int64_t size, bool graph_requires,
-                 bool repaired) const {
+                 const std::string& symbol, int64_t size, bool graph_requires, bool repaired,
+                 const absl::flat_hash_set<int>& stated) const {
     const int reader = std::max(FirstReader(graph, d.input), 0);
     sym::Binding moved = analysis.ExampleOverWitness();
     moved.Set(symbol, size + 1);
@@ -212,12 +303,31 @@ class SpecializedDim : public Rule {
     // loop over the specialized sizes shows how the size entered: the exporter's record.
     const std::optional<int64_t> unrolled =
         graph_requires && !c.failure.empty() ? UnrolledCount(analysis, c, symbol) : std::nullopt;
-    Evidence evidence = c.failure.empty() || (graph_requires && !unrolled)
+    const std::optional<std::pair<int, std::string>> crop =
+        graph_requires && !c.failure.empty() && !unrolled ? CropToSize(analysis, c, size)
+                                                          : std::nullopt;
+    Evidence evidence = c.failure.empty() || (graph_requires && !unrolled && !crop)
                             ? Evidence::kHypothesis
                             : Evidence::kExporterRecord;
+    // Nothing fails past the size, but the trace's number is in the graph: shown where the
+    // literal stays.
+    std::optional<std::pair<int, std::string>> written;
+    if (c.failure.empty() && !repaired) written = LiteralOnIntLine(analysis, graph, size);
+    // One literal, one finding: where a rule that ran before states the literal (SL002's
+    // literal batch of a Reshape target), the record stays this rule's warning.
+    if (written && !stated.contains(written->first)) {
+      evidence = Evidence::kExporterRecord;
+      c.failing_node = analysis.Ref(graph, written->first);
+      c.node_fails = false;
+      c.failure = absl::StrCat("'", written->second, "' still holds ", size, ", the size ", symbol,
+                               " had at export, where ", symbol, " is ", size + 1, " here");
+    }
     if (repaired) evidence = Evidence::kWrongAnnotation;
+    // At the line that wrote the number, where there is one: the user's, not the input's first
+    // reader (often a Shape of torch's own runtime asserts).
     Finding f = FindingAt(
-        analysis, graph, reader, evidence,
+        analysis, graph, written && !stated.contains(written->first) ? written->first : reader,
+        evidence,
         absl::StrCat("input '", d.input, "' declares axis ", d.axis, " dynamic as ", symbol,
                      ", but torch.export specialized ", symbol, " to ", size,
                      " while tracing (range_constraints: ", symbol, " in [", size, ", ", size,
@@ -250,6 +360,13 @@ class SpecializedDim : public Rule {
                         "(a list comprehension over range(h), a loop of torch.cat), once per "
                         "element at the example, and the graph keeps that count"),
            std::nullopt});
+    } else if (crop) {
+      f.notes.push_back(
+          {absl::StrCat("the graph crops to ", size, " at Slice '", graph.NodeLabel(crop->first),
+                        "' ('", crop->second, "' holds the ", size,
+                        "), on the way to the node that fails: the size the trace specialized ",
+                        symbol, " to entered there"),
+           analysis.Ref(graph, crop->first)});
     } else if (graph_requires) {
       f.notes.push_back(
           {absl::StrCat(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,18 @@ bool ResamplesInBranch(const Pin& pin) {
   const infer::Requirement& r = *pin.requirement;
   if (r.graph == nullptr || r.node < 0) return false;
   return ResamplingCall(*r.graph, r.graph->node(r.node)).has_value();
+}
+
+// True when the node `pin` is at was recorded on a line that turns a computed value into a
+// Python int (TakesIntOfValue): torch.export's ranges then do not vouch that no constant holds
+// the example's sizes. A guard on a combination of sizes (int(h * w) guards s0*s53 == 80) or
+// int() of float arithmetic on one (int(x.size(1) * 0.5)) narrows no symbol's range, and the
+// trace wrote the number.
+bool AtIntLine(const Pin& pin) {
+  const infer::Requirement& r = *pin.requirement;
+  if (r.graph == nullptr || r.node < 0) return false;
+  const std::optional<SourceLocation> line = SourceOf(r.graph->node(r.node));
+  return line && TakesIntOfValue(line->code);
 }
 
 // `constraints` and then `more`, as the witness search takes them.
@@ -86,9 +99,15 @@ Analysis::Analysis(const ir::Model& model)
     if (IsBakedDeclaration(r)) declared_at_example_.insert(r.value);
   }
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
+  // The symbols of restrictions at a line that takes int(): the same restriction restated
+  // downstream (the view back to [b, c, h, w] after int(h * w)) is that line's too.
+  std::set<std::vector<std::string>> at_int_lines;
+  for (const Pin& pin : pins_.pins) {
+    if (AtIntLine(pin)) at_int_lines.insert(pin.symbols);
+  }
   for (const Pin& pin : pins_.pins) {
     const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise) &&
-                        !ResamplesInBranch(pin);
+                        !ResamplesInBranch(pin) && !at_int_lines.contains(pin.symbols);
     (design ? design_pins_ : blamed_pins_).push_back(pin);
   }
 }

@@ -110,6 +110,41 @@ bool TakesIntOfSize(std::string_view code) {
   return false;
 }
 
+bool TakesIntOfValue(std::string_view code) {
+  auto identifier = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
+  for (size_t at = code.find("int("); at != std::string_view::npos;
+       at = code.find("int(", at + 1)) {
+    if (at > 0 && identifier(code[at - 1])) continue;  // print(, self.int(, _int(
+    size_t end = at + 4;
+    for (int depth = 1; end < code.size() && depth > 0; ++end) {
+      if (code[end] == '(') ++depth;
+      if (code[end] == ')') --depth;
+    }
+    // Each name of the argument (a run of identifier characters that starts with a letter or
+    // an underscore): one not under self. is a value of forward's.
+    const absl::string_view argument(code.data() + at + 4, end - at - 4);
+    for (size_t i = 0; i < argument.size();) {
+      if (!identifier(argument[i])) {
+        ++i;
+        continue;
+      }
+      size_t j = i;
+      while (j < argument.size() && identifier(argument[j])) ++j;
+      const absl::string_view name = argument.substr(i, j - i);
+      const bool number = absl::ascii_isdigit(name[0]) || name[0] == '.';
+      const bool own = absl::StartsWith(name, "self.");
+      // A function (math.sqrt(, float(, round() is no value; a method of one is (x.size().
+      const bool call = j < argument.size() && argument[j] == '(';
+      const bool library = absl::StartsWith(name, "math.") || absl::StartsWith(name, "torch.") ||
+                           absl::StartsWith(name, "np.") || absl::StartsWith(name, "numpy.");
+      const bool function = call && (library || !absl::StrContains(name, "."));
+      if (!number && !own && !function) return true;
+      i = j;
+    }
+  }
+  return false;
+}
+
 bool WritesNumber(std::string_view code, int64_t value) {
   // The magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64_t.
   const uint64_t magnitude =

@@ -39,6 +39,13 @@ std::optional<SourceLocation> SourceOf(const ir::Node& node);
 // computes from it a number in the graph.
 bool TakesIntOfSize(std::string_view code);
 
+// True when a line of Python turns a computed value into a Python int: int() of an expression
+// that names something other than the module's own attributes (`int(h * w)`,
+// `int(x.size(1) * 0.5)`, `int(math.sqrt(n))`; not `int(self.k)`, `int(4)` or
+// `int(self.dim * 0.5)`). Which names are sizes the line does not say; `b, c, h, w = x.shape`
+// is a line of its own.
+bool TakesIntOfValue(std::string_view code);
+
 // True when a line of Python writes the number `value` (its magnitude) as a literal of its own:
 // `x[..., :4]` writes 4, `x.shape[1] * 0.5` writes neither 5 nor 0. A number the module's code
 // spells out is the module's, not a size the exporter read off the example.

@@ -15,6 +15,7 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "lint/provenance.h"
 #include "onnx/onnx_pb.h"
+#include "recorded_model.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
 
@@ -32,48 +33,6 @@ TEST_CASE("a recorded line that takes int() of a size", "[lint]") {
   CHECK_FALSE(TakesIntOfSize("print(x.size(0)); y = self.to_int(x.shape)"));
   CHECK_FALSE(TakesIntOfSize("k = int("));
   CHECK_FALSE(TakesIntOfSize(""));
-}
-
-// Records `stack` as the node's torch.onnx stack trace. NodeProto.metadata_props (field 9, IR
-// 10) is newer than the onnx.proto this builds against: written as the unknown field the loader
-// reads it from.
-void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stack) {
-  ONNX_NAMESPACE::StringStringEntryProto entry;
-  entry.set_key("pkg.torch.onnx.stack_trace");
-  entry.set_value(stack);
-  node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(9,
-                                                                        entry.SerializeAsString());
-}
-
-// The findings of `rule` on the model `bytes`, linted alone.
-std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rule) {
-  auto model = ir::LoadModelFromBytes(bytes, "model.onnx");
-  REQUIRE(model.ok());
-  auto findings = Lint(**model, {});
-  REQUIRE(findings.ok());
-  std::vector<Finding> out;
-  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
-               [&](const Finding& f) { return f.rule == rule; });
-  return out;
-}
-
-// A model of IR 10, opset 18, with the input x[s77, s27, s53] and no node yet, and `ranges` as
-// torch.export's range record (empty: none).
-ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
-  ONNX_NAMESPACE::ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
-  if (!ranges.empty()) {
-    auto* p = m.add_metadata_props();
-    p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
-    p->set_value(ranges);
-  }
-  auto* x = m.mutable_graph()->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
-  return m;
 }
 
 // x[s77, s27, s53] -> TopK(x, k) on the last axis, recorded at `code`; `ranges` is torch.export's
@@ -353,6 +312,20 @@ TEST_CASE("SL007 leaves a node to SL002 when SL002 runs and reports it", "[lint]
   REQUIRE(alone->size() == 1);
   CHECK((*alone)[0].rule == "SL007");
   CHECK((*alone)[0].severity == Severity::kError);
+}
+
+TEST_CASE("a recorded line that takes int() of a value of forward's", "[lint]") {
+  CHECK(TakesIntOfValue("t = x.permute(0, 2, 3, 1).reshape(b, int(h * w), c)"));
+  CHECK(TakesIntOfValue("return x.view(int(x.size(0)), -1)"));
+  CHECK(TakesIntOfValue("k = int(x.shape[2] * 1.5)"));
+  CHECK(TakesIntOfValue("g = int(math.sqrt(n))"));
+  CHECK(TakesIntOfValue("g = int(float(n) ** 0.5)"));
+  // The module's own attributes, numbers, library functions of them, or no int() call.
+  CHECK_FALSE(TakesIntOfValue("return torch.topk(x, int(self.k), dim=-1)[0]"));
+  CHECK_FALSE(TakesIntOfValue("d = int(self.dim * 0.5) + int(4)"));
+  CHECK_FALSE(TakesIntOfValue("g = int(math.sqrt(self.num_patches))"));
+  CHECK_FALSE(TakesIntOfValue("print(h * w); y = self.to_int(x)"));
+  CHECK_FALSE(TakesIntOfValue(""));
 }
 
 TEST_CASE("a recorded line that writes a number", "[lint]") {

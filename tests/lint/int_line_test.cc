@@ -1,0 +1,164 @@
+// The exporter's record that a line turned a size into a Python int, where torch.export's
+// ranges do not show it: SL011 on a specialized size that such a line wrote into a literal
+// where nothing fails, and the design reading of a restriction over traced sizes (SL010) left
+// for a line that takes int() of a value (int(h * w) guards a product, which no range shows).
+#include <catch2/catch.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "onnx/onnx_pb.h"
+#include "recorded_model.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+namespace {
+
+// Adds an int64 initializer `name` holding `values`, of one axis.
+void AddInts(ONNX_NAMESPACE::GraphProto* g, const std::string& name,
+             const std::vector<int64_t>& values) {
+  auto* t = g->add_initializer();
+  t->set_name(name);
+  t->set_data_type(ONNX_NAMESPACE::TensorProto::INT64);
+  t->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values) t->add_int64_data(v);
+}
+
+// Adds `op` of `inputs` to `output`, with an int attribute when `attribute` is named.
+ONNX_NAMESPACE::NodeProto* AddOp(ONNX_NAMESPACE::GraphProto* g, const std::string& op,
+                                 const std::vector<std::string>& inputs, const std::string& output,
+                                 const std::string& attribute = "", int64_t value = 0) {
+  auto* n = g->add_node();
+  n->set_op_type(op);
+  n->set_name("node_" + output);
+  for (const auto& in : inputs) n->add_input(in);
+  n->add_output(output);
+  if (!attribute.empty()) {
+    auto* a = n->add_attribute();
+    a->set_name(attribute);
+    a->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+    a->set_i(value);
+  }
+  return n;
+}
+
+// x[s77, s27, s53] -> zeros of [x.size(0), `width`] from a Concat recorded at `code`, with s27
+// specialized to 6: torch.zeros(x.size(0), int(x.size(1))) as torch.export writes it.
+std::string ZerosModel(int64_t width, const std::string& code) {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[6, 6], s53: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  AddInts(g, "val_4", {width});
+  auto* shape = g->add_node();
+  shape->set_op_type("Shape");
+  shape->add_input("x");
+  shape->add_output("n");
+  auto* end = shape->add_attribute();
+  end->set_name("end");
+  end->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+  end->set_i(1);
+  auto* concat = g->add_node();
+  concat->set_op_type("Concat");
+  concat->set_name("node_Concat_5");
+  concat->add_input("n");
+  concat->add_input("val_4");
+  concat->add_output("dims");
+  auto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+  axis->set_i(0);
+  RecordStack(concat, "File \"net.py\", line 2, in forward\n    " + code);
+  auto* zeros = g->add_node();
+  zeros->set_op_type("ConstantOfShape");
+  zeros->add_input("dims");
+  zeros->add_output("y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL011: a specialized size the int() line wrote into the graph is an error", "[lint]") {
+  // torch.zeros(x.size(0), int(x.size(1))) exported at C = 6 with Dim.AUTO
+  // (tests/corpus/fresh/onehot_scatter_int.dynamo): nothing fails at C = 7, the zeros stay 6
+  // wide. By hand: the record pins s27 to 6, the line takes int() of a size and the Concat
+  // holds the 6, which the line does not write: the specialization reached a literal.
+  const auto findings =
+      FindingsOf(ZerosModel(6, "return torch.zeros(x.size(0), int(x.size(1)))"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  CHECK(findings[0].evidence == Evidence::kExporterRecord);
+  CHECK(findings[0].node.index == 1);  // the Concat, the user's line
+  REQUIRE(findings[0].counterexample);
+  CHECK(findings[0].counterexample->failure ==
+        "'val_4' still holds 6, the size s27 had at export, where s27 is 7 here");
+}
+
+TEST_CASE("SL011: a specialization with no number of its line in the graph stays a warning",
+          "[lint]") {
+  // The line writes the 6 (the module's own width), or takes no int(): no record that the trace
+  // wrote it. A literal other than 6 the line computed from the size (6 - 1) is a value this
+  // rule does not derive: the specialization alone, a warning.
+  for (const auto& [width, code] : std::vector<std::pair<int64_t, std::string>>{
+           {6, "return torch.zeros(x.size(0), 6)"},
+           {6, "return torch.zeros(x.size(0), self.width)"},
+           {5, "return torch.zeros(x.size(0), int(x.size(1)) - 1)"}}) {
+    INFO(code);
+    const auto findings = FindingsOf(ZerosModel(width, code), "SL011");
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::kWarning);
+    CHECK_FALSE(findings[0].counterexample);
+  }
+}
+
+// x[s77, s27, s53] (b, h, w) -> Reshape to [b, `tokens`] from a Concat of x's batch and the
+// literal, recorded at `code`, with every size traced symbolically.
+std::string TokensModel(int64_t tokens, const std::string& code) {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  AddInts(g, "val_8", {tokens});
+  AddOp(g, "Shape", {"x"}, "b", "end", 1);
+  AddOp(g, "Concat", {"b", "val_8"}, "target", "axis", 0);
+  RecordStack(AddOp(g, "Reshape", {"x", "target"}, "y"),
+              "File \"net.py\", line 3, in forward\n    " + code);
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("a restriction over traced sizes at a line that takes int() of a value is blamed",
+          "[lint]") {
+  // b, h, w = x.shape; x.reshape(b, int(h * w)) exported at 8 x 10 with Dim.DYNAMIC: the
+  // ranges stay free (torch guards s27*s53 == 80, no one range), the target holds 80
+  // (tests/corpus/unseen/nonlocal_reshape_int.dynamo, where ONNX Runtime fails at 9 x 7 and
+  // eager runs). By hand: the Reshape needs s27*s53 == 80, at 9 x 7 it fails, and the line
+  // wrote the number: an error on the target, not the module's design.
+  auto model = ir::LoadModelFromBytes(TokensModel(80, "t = x.reshape(b, int(h * w))"), "m.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  bool error = false;
+  for (const Finding& f : *findings) {
+    CHECK(f.rule != "SL010");
+    error |= f.severity == Severity::kError && f.rule == "SL002";
+  }
+  CHECK(error);
+}
+
+TEST_CASE("a restriction over traced sizes at a line without int() of a value is the module's",
+          "[lint]") {
+  // The line writes the 80, or takes int() of the module's own attribute: the ranges vouch that
+  // no size of the example reached the graph, the 80 is the module's (a note).
+  for (const char* code : {"t = x.reshape(b, 80)", "t = x.reshape(b, int(self.tokens))"}) {
+    INFO(code);
+    auto model = ir::LoadModelFromBytes(TokensModel(80, code), "m.onnx");
+    REQUIRE(model.ok());
+    auto findings = Lint(**model, {});
+    REQUIRE(findings.ok());
+    REQUIRE(findings->size() == 1);
+    CHECK(findings->front().rule == "SL010");
+    CHECK(findings->front().severity == Severity::kNote);
+  }
+}
+
+}  // namespace
+}  // namespace shapelint::lint

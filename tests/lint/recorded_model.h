@@ -1,0 +1,63 @@
+// Models with torch.export's records, built for the tests of what the linter reads from them:
+// the range record and the stack trace of a node.
+#ifndef SHAPELINT_TESTS_LINT_RECORDED_MODEL_H_
+#define SHAPELINT_TESTS_LINT_RECORDED_MODEL_H_
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "google/protobuf/unknown_field_set.h"
+#include "onnx/onnx_pb.h"
+#include "shapelint/ir/load.h"
+#include "shapelint/lint/lint.h"
+
+namespace shapelint::lint {
+
+// Records `stack` as the node's torch.onnx stack trace. NodeProto.metadata_props (field 9, IR
+// 10) is newer than the onnx.proto this builds against: written as the unknown field the loader
+// reads it from.
+inline void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stack) {
+  ONNX_NAMESPACE::StringStringEntryProto entry;
+  entry.set_key("pkg.torch.onnx.stack_trace");
+  entry.set_value(stack);
+  node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(9,
+                                                                        entry.SerializeAsString());
+}
+
+// The findings of `rule` on the model `bytes`, linted alone.
+inline std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rule) {
+  auto model = ir::LoadModelFromBytes(bytes, "model.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  std::vector<Finding> out;
+  std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
+               [&](const Finding& f) { return f.rule == rule; });
+  return out;
+}
+
+// A model of IR 10, opset 18, with the input x[s77, s27, s53] and no node yet, and `ranges` as
+// torch.export's range record (empty: none).
+inline ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  if (!ranges.empty()) {
+    auto* p = m.add_metadata_props();
+    p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
+    p->set_value(ranges);
+  }
+  auto* x = m.mutable_graph()->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
+  return m;
+}
+
+}  // namespace shapelint::lint
+
+#endif  // SHAPELINT_TESTS_LINT_RECORDED_MODEL_H_
