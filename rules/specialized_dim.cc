@@ -208,6 +208,12 @@ class SpecializedDim : public Rule {
             std::any_of(fact->values->begin(), fact->values->end(),
                         [&](const auto& e) { return e.value && e.value->AsConstant() == size; });
         if (!holds) continue;
+        // The optimizer's record that the trace made the constant to a size (offsets folded
+        // from torch.arange(0, B * T, T)) says the same as the line would.
+        if (graph.Initializer(in) != nullptr &&
+            FoldedFromSizedFactory(graph, std::string(in), analysis.signature())) {
+          return std::make_pair(index, std::string(in));
+        }
         if (!line) line = SourceOf(n);
         if (*line && TakesIntOfSize((*line)->code) && !WritesNumber((*line)->code, size)) {
           return std::make_pair(index, std::string(in));

@@ -479,6 +479,11 @@ std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::strin
   return std::move(folded.module_values);
 }
 
+bool FoldedFromSizedFactory(const ir::Graph& graph, const std::string& name,
+                            const ParameterSignature& signature) {
+  return ReadFoldedSources(graph, name, signature).sized_factory;
+}
+
 bool IsFloating(int32_t data_type) {
   using ONNX_NAMESPACE::TensorProto;
   return data_type == TensorProto::FLOAT || data_type == TensorProto::FLOAT16 ||

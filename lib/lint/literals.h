@@ -96,6 +96,12 @@ std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node,
 std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::string& name,
                                         const ParameterSignature& signature);
 
+// True when the optimizer's record of the folded constant `name` of `graph` says the trace
+// made it to a size: an op that makes a tensor of a size it is given (arange, zeros, expand,
+// ...) went into it.
+bool FoldedFromSizedFactory(const ir::Graph& graph, const std::string& name,
+                            const ParameterSignature& signature);
+
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "onnx/onnx_pb.h"
+#include "recorded_model.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
 
@@ -25,17 +26,6 @@ namespace {
 
 using ONNX_NAMESPACE::ModelProto;
 using ONNX_NAMESPACE::TensorProto;
-
-// Adds a metadata entry to `message`'s field `number` (IR 10's metadata_props, which the
-// onnx.proto this builds against does not declare): as the unknown field the loader reads.
-void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,
-                 const std::string& value) {
-  ONNX_NAMESPACE::StringStringEntryProto entry;
-  entry.set_key(key);
-  entry.set_value(value);
-  message->GetReflection()->MutableUnknownFields(message)->AddLengthDelimited(
-      number, entry.SerializeAsString());
-}
 
 struct Export {
   std::string t_range = "VR[5, 5]";  // torch.export's range of T (s27)

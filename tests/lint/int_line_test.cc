@@ -45,34 +45,21 @@ ONNX_NAMESPACE::NodeProto* AddOp(ONNX_NAMESPACE::GraphProto* g, const std::strin
 
 // x[s77, s27, s53] -> zeros of [x.size(0), `width`] from a Concat recorded at `code`, with s27
 // specialized to 6: torch.zeros(x.size(0), int(x.size(1))) as torch.export writes it.
-std::string ZerosModel(int64_t width, const std::string& code) {
+std::string ZerosModel(int64_t width, const std::string& code,
+                       const std::string& folded_from = "") {
   ONNX_NAMESPACE::ModelProto m =
       ModelWithRanges("{s77: VR[0, int_oo], s27: VR[6, 6], s53: VR[0, int_oo]}");
   auto* g = m.mutable_graph();
   AddInts(g, "val_4", {width});
-  auto* shape = g->add_node();
-  shape->set_op_type("Shape");
-  shape->add_input("x");
-  shape->add_output("n");
-  auto* end = shape->add_attribute();
-  end->set_name("end");
-  end->set_type(ONNX_NAMESPACE::AttributeProto::INT);
-  end->set_i(1);
-  auto* concat = g->add_node();
-  concat->set_op_type("Concat");
-  concat->set_name("node_Concat_5");
-  concat->add_input("n");
-  concat->add_input("val_4");
-  concat->add_output("dims");
-  auto* axis = concat->add_attribute();
-  axis->set_name("axis");
-  axis->set_type(ONNX_NAMESPACE::AttributeProto::INT);
-  axis->set_i(0);
-  RecordStack(concat, "File \"net.py\", line 2, in forward\n    " + code);
-  auto* zeros = g->add_node();
-  zeros->set_op_type("ConstantOfShape");
-  zeros->add_input("dims");
-  zeros->add_output("y");
+  if (!folded_from.empty()) {
+    auto* folded = g->add_value_info();
+    folded->set_name("val_4");
+    AddMetadata(folded, 4, "pkg.onnxscript.optimizer.folded_from", folded_from);
+  }
+  AddOp(g, "Shape", {"x"}, "n", "end", 1);
+  RecordStack(AddOp(g, "Concat", {"n", "val_4"}, "dims", "axis", 0),
+              "File \"net.py\", line 2, in forward\n    " + code);
+  AddOp(g, "ConstantOfShape", {"dims"}, "y");
   g->add_output()->set_name("y");
   return m.SerializeAsString();
 }
@@ -108,6 +95,25 @@ TEST_CASE("SL011: a specialization with no number of its line in the graph stays
     CHECK(findings[0].severity == Severity::kWarning);
     CHECK_FALSE(findings[0].counterexample);
   }
+}
+
+TEST_CASE("SL011: a specialized size in a constant the trace made to a size is an error",
+          "[lint]") {
+  // offsets = torch.arange(0, B * T, T) with T = int(ids.size(1)) on a line of its own: the
+  // node that reads the folded [0, 5] is recorded at the embedding_bag call, which takes no
+  // int() (tests/corpus/classes/embbag_offsets_int.dynamo). The optimizer's record that an
+  // arange went into the constant says what the line would. By hand: 6 is the specialized
+  // size and the constant holds it.
+  const std::string code = "return self.bag(ids.reshape(-1), offsets)";
+  auto findings = FindingsOf(ZerosModel(6, code, "['arange', 'val_0', 'val_1']"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  REQUIRE(findings[0].counterexample);
+  CHECK(absl::StrContains(findings[0].counterexample->failure, "'val_4' still holds 6"));
+  // Folded from no such op (a slice end of the trace's, val_0): the record says nothing.
+  findings = FindingsOf(ZerosModel(6, code, "['val_0']"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kWarning);
 }
 
 // x[s77, s27, s53] (b, h, w) -> Reshape to [b, `tokens`] from a Concat of x's batch and the

@@ -58,6 +58,18 @@ inline ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
   return m;
 }
 
+// Adds a metadata entry to `message`'s field `number` (IR 10's metadata_props of a graph, 16, or
+// of a value_info, 4), which the onnx.proto this builds against does not declare: as the unknown
+// field the loader reads.
+inline void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,
+                        const std::string& value) {
+  ONNX_NAMESPACE::StringStringEntryProto entry;
+  entry.set_key(key);
+  entry.set_value(value);
+  message->GetReflection()->MutableUnknownFields(message)->AddLengthDelimited(
+      number, entry.SerializeAsString());
+}
+
 }  // namespace shapelint::lint
 
 #endif  // SHAPELINT_TESTS_LINT_RECORDED_MODEL_H_
