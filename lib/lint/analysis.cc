@@ -99,16 +99,27 @@ Analysis::Analysis(const ir::Model& model)
     if (IsBakedDeclaration(r)) declared_at_example_.insert(r.value);
   }
   std::map<std::vector<std::string>, bool> runs_otherwise;  // by the pin's symbols
-  // The symbols of restrictions at a line that takes int(): the same restriction restated
-  // downstream (the view back to [b, c, h, w] after int(h * w)) is that line's too.
-  std::set<std::vector<std::string>> at_int_lines;
+  // The symbols of restrictions whose recorded line says the trace may have written the size:
+  // a line that takes int(), or asks to resample where the graph does not. The same
+  // restriction restated downstream (the view back to [b, c, h, w] after int(h * w), the
+  // residual Add after a position table's) is that line's too.
+  std::set<std::vector<std::string>> recorded_lines;
   for (const Pin& pin : pins_.pins) {
-    if (AtIntLine(pin)) at_int_lines.insert(pin.symbols);
+    if (AtIntLine(pin) || ResamplesInBranch(pin)) recorded_lines.insert(pin.symbols);
   }
   for (const Pin& pin : pins_.pins) {
-    const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise) &&
-                        !ResamplesInBranch(pin) && !at_int_lines.contains(pin.symbols);
-    (design ? design_pins_ : blamed_pins_).push_back(pin);
+    const bool at_line = AtIntLine(pin) || ResamplesInBranch(pin);
+    const bool restated =
+        !at_line &&
+        std::any_of(
+            recorded_lines.begin(), recorded_lines.end(), [&](const std::vector<std::string>& r) {
+              return std::includes(pin.symbols.begin(), pin.symbols.end(), r.begin(), r.end());
+            });
+    const bool design = ModuleSizes(pin, recorded_.traced) && !RunsOtherwise(pin, runs_otherwise);
+    // A restriction of the module's reading (design) that restates one a recorded line
+    // explains is that line's finding, not a second one that says the opposite.
+    if (design && restated) continue;
+    (design && !at_line ? design_pins_ : blamed_pins_).push_back(pin);
   }
 }
 

@@ -1,7 +1,8 @@
 // The exporter's record that a line turned a size into a Python int, where torch.export's
 // ranges do not show it: SL011 on a specialized size that such a line wrote into a literal
 // where nothing fails, and the design reading of a restriction over traced sizes (SL010) left
-// for a line that takes int() of a value (int(h * w) guards a product, which no range shows).
+// for a line that takes int() of a value (int(h * w) guards a product, which no range shows),
+// and for the same restriction restated below such a line or one that asks to resample.
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -163,6 +164,43 @@ TEST_CASE("a restriction over traced sizes at a line without int() of a value is
     REQUIRE(findings->size() == 1);
     CHECK(findings->front().rule == "SL010");
     CHECK(findings->front().severity == Severity::kNote);
+  }
+}
+
+TEST_CASE("a restriction restated below a recorded line's is not read as the module's design",
+          "[lint]") {
+  // transformers' ViT through torch.export: the position table is added where the stack asks to
+  // resample (SL004's warning: the module resamples in a branch the trace did not take), and a
+  // view of the sum restates the same grid with every size traced symbolically. By hand: the
+  // view needs s77*5*s53 == s77*s27*s53, the Add's s27 == 5 again; SL010's design reading of
+  // it would say eager PyTorch fails past 5 too, the opposite of SL004's.
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  auto* table = g->add_initializer();
+  table->set_name("embeddings.position_embeddings");
+  table->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (int64_t d : {1, 5, 1}) table->add_dims(d);
+  for (int i = 0; i < 5; ++i) table->add_float_data(0.5F);
+  RecordStack(AddOp(g, "Add", {"x", "embeddings.position_embeddings"}, "y"),
+              "File \"vit.py\", line 122, in forward\n    embeddings = embeddings + "
+              "self.interpolate_pos_encoding(embeddings, height, width)");
+  AddOp(g, "Shape", {"x"}, "dims");
+  RecordStack(AddOp(g, "Reshape", {"y", "dims"}, "z"),
+              "File \"vit.py\", line 130, in forward\n    hidden = embeddings.view(b, t, d)");
+  g->add_output()->set_name("z");
+  auto model = ir::LoadModelFromBytes(m.SerializeAsString(), "vit.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  REQUIRE_FALSE(findings->empty());
+  CHECK(findings->front().rule == "SL004");
+  CHECK(findings->front().severity == Severity::kWarning);
+  // What stays of the view is the relation at sizes the Add broadcasts (T = 1, a note that
+  // eager may share it or not), not the module's size.
+  for (const Finding& f : *findings) {
+    INFO(f.message);
+    CHECK_FALSE(absl::StrContains(f.message, "restricted by a size of the model's own"));
   }
 }
 
