@@ -178,6 +178,16 @@ class FoldedConstant : public Rule {
                           "PyTorch cuts the module's tensor again for each input and fails only "
                           "past its own length, the graph holds the cut of the example"),
              std::nullopt});
+      } else if (table != nullptr &&
+                 FoldedFromSizedFactory(*src.graph, src.name, analysis.signature())) {
+        // Made to a size in forward (torch.arange(int(x.size(1))) and what follows it): the
+        // optimizer's record rules out a table the module holds.
+        f.notes.push_back(
+            {absl::StrCat("the optimizer folded '", src.name,
+                          "' from an op that makes a tensor of a size (its folded_from record "
+                          "lists one: arange, zeros, expand, ...): forward built it from the "
+                          "example's size, and eager PyTorch builds it again for each input"),
+             std::nullopt});
       } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
                  src.values.empty()) {
         // Any other float table: prior boxes or a position table the module holds for its

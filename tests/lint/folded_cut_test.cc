@@ -128,5 +128,29 @@ TEST_CASE("a weight's own sizes stay the layer's", "[lint]") {
   }
 }
 
+TEST_CASE("a constant made to a size in forward says so", "[lint]") {
+  // torch.eye(int(x.size(1))) in place of the weight: folded from an eye of the trace, no
+  // parameter. By hand: the same [5, 5] at T = 5, an error, and the record rules out a table
+  // the module holds (the note of a float table folded with no record names both readings).
+  Export e;
+  e.folded_from = "['eye', 'val_3']";
+  auto model = ir::LoadModelFromBytes(MixerExport(e), "mixer.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  REQUIRE(findings->size() == 1);
+  const Finding& f = findings->front();
+  CHECK(f.rule == "SL005");
+  CHECK(f.severity == Severity::kError);
+  bool built = false, table = false;
+  for (const auto& n : f.notes) {
+    built |=
+        absl::StrContains(n.message, "folded 'val_34' from an op that makes a tensor of a size");
+    table |= absl::StrContains(n.message, "if the module holds it as a buffer");
+  }
+  CHECK(built);
+  CHECK_FALSE(table);
+}
+
 }  // namespace
 }  // namespace shapelint::lint
