@@ -91,45 +91,51 @@ std::optional<SourceLocation> SourceOf(const ir::Node& node) {
   return s;
 }
 
-bool TakesIntOfSize(std::string_view code) {
-  auto identifier = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
-  for (size_t at = code.find("int("); at != std::string_view::npos;
-       at = code.find("int(", at + 1)) {
-    if (at > 0 && identifier(code[at - 1])) continue;  // print(, self.int(, _int(
-    // The call's argument, to its matching parenthesis (or the end of a cut line).
+namespace {
+
+bool IdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; }
+
+// The argument of each outermost int() call of `code`, to its matching parenthesis (or the end
+// of a cut line), until `found` returns true; whether it did. A call nested in another's argument
+// is part of that argument: the scan goes on after it, so that the work stays linear in the
+// line however deep the calls nest.
+template <typename Found>
+bool AnyIntArgument(std::string_view code, Found found) {
+  for (size_t at = code.find("int("); at != std::string_view::npos;) {
+    if (at > 0 && IdentifierChar(code[at - 1])) {  // print(, self.int(, _int(
+      at = code.find("int(", at + 1);
+      continue;
+    }
     size_t end = at + 4;
     for (int depth = 1; end < code.size() && depth > 0; ++end) {
       if (code[end] == '(') ++depth;
       if (code[end] == ')') --depth;
     }
-    const absl::string_view argument(code.data() + at + 4, end - at - 4);
-    if (absl::StrContains(argument, ".size(") || absl::StrContains(argument, ".shape")) {
-      return true;
-    }
+    if (found(absl::string_view(code.data() + at + 4, end - at - 4))) return true;
+    at = code.find("int(", end);
   }
   return false;
 }
 
+}  // namespace
+
+bool TakesIntOfSize(std::string_view code) {
+  return AnyIntArgument(code, [](absl::string_view argument) {
+    return absl::StrContains(argument, ".size(") || absl::StrContains(argument, ".shape");
+  });
+}
+
 bool TakesIntOfValue(std::string_view code) {
-  auto identifier = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
-  for (size_t at = code.find("int("); at != std::string_view::npos;
-       at = code.find("int(", at + 1)) {
-    if (at > 0 && identifier(code[at - 1])) continue;  // print(, self.int(, _int(
-    size_t end = at + 4;
-    for (int depth = 1; end < code.size() && depth > 0; ++end) {
-      if (code[end] == '(') ++depth;
-      if (code[end] == ')') --depth;
-    }
-    // Each name of the argument (a run of identifier characters that starts with a letter or
-    // an underscore): one not under self. is a value of forward's.
-    const absl::string_view argument(code.data() + at + 4, end - at - 4);
+  // Each name of the argument (a run of identifier characters): one that is no number, not
+  // under self. and not a function is a value of forward's.
+  return AnyIntArgument(code, [](absl::string_view argument) {
     for (size_t i = 0; i < argument.size();) {
-      if (!identifier(argument[i])) {
+      if (!IdentifierChar(argument[i])) {
         ++i;
         continue;
       }
       size_t j = i;
-      while (j < argument.size() && identifier(argument[j])) ++j;
+      while (j < argument.size() && IdentifierChar(argument[j])) ++j;
       const absl::string_view name = argument.substr(i, j - i);
       const bool number = absl::ascii_isdigit(name[0]) || name[0] == '.';
       const bool own = absl::StartsWith(name, "self.");
@@ -141,8 +147,8 @@ bool TakesIntOfValue(std::string_view code) {
       if (!number && !own && !function) return true;
       i = j;
     }
-  }
-  return false;
+    return false;
+  });
 }
 
 bool WritesNumber(std::string_view code, int64_t value) {

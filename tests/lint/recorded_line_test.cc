@@ -328,6 +328,20 @@ TEST_CASE("a recorded line that takes int() of a value of forward's", "[lint]") 
   CHECK_FALSE(TakesIntOfValue(""));
 }
 
+TEST_CASE("reading a recorded line's int() calls is linear in the line", "[lint][hostile]") {
+  // A million nested int( calls, never closed, and as many closed ones side by side: each
+  // call's argument was scanned to its end once per call, 10^12 steps.
+  std::string nested;
+  for (int i = 0; i < 1000000; ++i) nested += "int(";
+  CHECK_FALSE(TakesIntOfSize(nested));
+  CHECK_FALSE(TakesIntOfValue(nested));
+  std::string flat;
+  for (int i = 0; i < 1000000; ++i) flat += "int(4)+";
+  CHECK_FALSE(TakesIntOfSize(flat));
+  CHECK_FALSE(TakesIntOfValue(flat));
+  CHECK(TakesIntOfValue(flat + "int(h * w)"));
+}
+
 TEST_CASE("a recorded line that writes a number", "[lint]") {
   CHECK(WritesNumber("x1, x2 = x[..., :4], x[..., 4:]", 4));
   CHECK(WritesNumber("return torch.topk(x, 4, dim=-1)[0]", 4));
