@@ -117,6 +117,33 @@ class SpecializedDim : public Rule {
     return true;
   }
 
+  // Calls `visit` with each node upstream of the operands of `c`'s failing node, nearest first,
+  // until it returns true; through the ops of `followed` only (a few layout and elementwise
+  // ops), at most kMaxHops of them. Nothing where `c` names no failing node of the main graph.
+  template <size_t kCount, typename Visit>
+  static void WalkUpFromFailure(const Analysis& analysis, const Counterexample& c,
+                                const std::string_view (&followed)[kCount], Visit visit) {
+    constexpr int kMaxHops = 6;
+    const ir::Graph& graph = analysis.model().graph();
+    if (!c.node_fails || c.failing_node.graph != "main" || c.failing_node.index < 0) return;
+    std::vector<std::pair<std::string, int>> queue;  // value, hops
+    for (const auto& in : graph.node(c.failing_node.index).input()) queue.emplace_back(in, 0);
+    absl::flat_hash_set<std::string> seen;
+    for (size_t q = 0; q < queue.size(); ++q) {
+      const auto [value, hops] = queue[q];
+      if (value.empty() || !seen.insert(value).second) continue;
+      const int p = graph.Producer(value);
+      if (p < 0) continue;
+      const ir::Node n = graph.node(p);
+      if (visit(p, n)) return;
+      if (hops >= kMaxHops ||
+          std::find(std::begin(followed), std::end(followed), n.op_type()) == std::end(followed)) {
+        continue;
+      }
+      for (const auto& in : n.input()) queue.emplace_back(in, hops + 1);
+    }
+  }
+
   // The count of single-element pieces that a Concat upstream of an operand of `c`'s failing
   // node joins on an axis, where that count is a product of the sizes torch.export specialized
   // `symbol` among (80 = 8 x 10): the trace ran a Python loop over the sizes once per element,
@@ -124,11 +151,7 @@ class SpecializedDim : public Rule {
   // Only a few layout and scaling ops are followed back from the operand. Nullopt when none.
   static std::optional<int64_t> UnrolledCount(const Analysis& analysis, const Counterexample& c,
                                               const std::string& symbol) {
-    constexpr int kMaxHops = 6;
     const ir::Graph& graph = analysis.model().graph();
-    if (!c.node_fails || c.failing_node.graph != "main" || c.failing_node.index < 0) {
-      return std::nullopt;
-    }
     // The products of the specialized sizes over the subsets that hold `symbol`.
     std::vector<std::pair<std::string, int64_t>> sizes(analysis.specialized().begin(),
                                                        analysis.specialized().end());
@@ -148,39 +171,27 @@ class SpecializedDim : public Rule {
     static constexpr std::string_view kFollowed[] = {
         "Unsqueeze", "Squeeze", "Slice", "Reshape", "Transpose", "Identity", "Cast",
         "Mul",       "Div",     "Add",   "Sub",     "Expand",    "Neg",      "Exp"};
-    std::vector<std::pair<std::string, int>> queue;  // value, hops
-    for (const auto& in : graph.node(c.failing_node.index).input()) queue.emplace_back(in, 0);
-    absl::flat_hash_set<std::string> seen;
-    for (size_t q = 0; q < queue.size(); ++q) {
-      const auto [value, hops] = queue[q];
-      if (value.empty() || !seen.insert(value).second) continue;
-      const int p = graph.Producer(value);
-      if (p < 0) continue;
-      const ir::Node n = graph.node(p);
-      if (n.op_type() == "Concat" && n.input_size() >= 2) {
-        const int64_t axis = n.IntAttribute("axis").value_or(0);
-        bool single = true;
-        for (const auto& piece : n.input()) {
-          const infer::TensorFact* f = analysis.inference().Find(piece);
-          const int64_t rank =
-              f != nullptr && f->shape ? static_cast<int64_t>(f->shape->size()) : 0;
-          const int64_t a = axis < 0 ? axis + rank : axis;
-          single = single && f != nullptr && f->shape && a >= 0 && a < rank && (*f->shape)[a] &&
-                   (*f->shape)[a]->AsConstant() == 1;
-        }
-        const int64_t count = n.input_size();
-        if (single && std::find(counts.begin(), counts.end(), count) != counts.end() &&
-            EachPieceItsOwnLiterals(graph, n)) {
-          return count;
-        }
+    std::optional<int64_t> unrolled;
+    WalkUpFromFailure(analysis, c, kFollowed, [&](int, const ir::Node& n) {
+      if (n.op_type() != "Concat" || n.input_size() < 2) return false;
+      const int64_t axis = n.IntAttribute("axis").value_or(0);
+      bool single = true;
+      for (const auto& piece : n.input()) {
+        const infer::TensorFact* f = analysis.inference().Find(piece);
+        const int64_t rank = f != nullptr && f->shape ? static_cast<int64_t>(f->shape->size()) : 0;
+        const int64_t a = axis < 0 ? axis + rank : axis;
+        single = single && f != nullptr && f->shape && a >= 0 && a < rank && (*f->shape)[a] &&
+                 (*f->shape)[a]->AsConstant() == 1;
       }
-      if (hops >= kMaxHops || std::find(std::begin(kFollowed), std::end(kFollowed), n.op_type()) ==
-                                  std::end(kFollowed)) {
-        continue;
+      const int64_t count = n.input_size();
+      if (single && std::find(counts.begin(), counts.end(), count) != counts.end() &&
+          EachPieceItsOwnLiterals(graph, n)) {
+        unrolled = count;
+        return true;
       }
-      for (const auto& in : n.input()) queue.emplace_back(in, hops + 1);
-    }
-    return std::nullopt;
+      return false;
+    });
+    return unrolled;
   }
 
   // A literal the trace wrote where the specialized size entered: an integer constant of at most
@@ -231,43 +242,27 @@ class SpecializedDim : public Rule {
   static std::optional<std::pair<int, std::string>> CropToSize(const Analysis& analysis,
                                                                const Counterexample& c,
                                                                int64_t size) {
-    constexpr int kMaxHops = 6;
     const ir::Graph& graph = analysis.model().graph();
-    if (!c.node_fails || c.failing_node.graph != "main" || c.failing_node.index < 0) {
-      return std::nullopt;
-    }
     static constexpr std::string_view kFollowed[] = {
-        "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Identity", "Cast", "Mul",
-        "Div",       "Add",     "Sub",     "Relu",      "Sigmoid",  "Neg",  "Concat"};
-    std::vector<std::pair<std::string, int>> queue;  // value, hops
-    for (const auto& in : graph.node(c.failing_node.index).input()) queue.emplace_back(in, 0);
-    absl::flat_hash_set<std::string> seen;
-    for (size_t q = 0; q < queue.size(); ++q) {
-      const auto [value, hops] = queue[q];
-      if (value.empty() || !seen.insert(value).second) continue;
-      const int p = graph.Producer(value);
-      if (p < 0) continue;
-      const ir::Node n = graph.node(p);
-      if (n.op_type() == "Slice") {
-        // A crop of a tensor that follows the inputs; a table of the module cut to a length of
-        // its own (self.pos[:, :7]) is the module's, whatever it meets.
-        const infer::TensorFact* cropped = analysis.inference().FindIn(graph, n.input(0));
-        const bool follows = cropped != nullptr && cropped->shape &&
-                             std::any_of(cropped->shape->begin(), cropped->shape->end(),
-                                         [](const auto& d) { return d && !d->IsConstant(); });
-        if (auto src =
-                follows ? SliceLengthLiteral(analysis.inference(), graph, p, size) : std::nullopt) {
-          return std::make_pair(p, src->name);
-        }
-      } else if (hops >= kMaxHops || std::find(std::begin(kFollowed), std::end(kFollowed),
-                                               n.op_type()) == std::end(kFollowed)) {
-        continue;
+        "Unsqueeze", "Squeeze", "Slice", "Reshape", "Transpose", "Identity", "Cast",  "Mul",
+        "Div",       "Add",     "Sub",   "Relu",    "Sigmoid",   "Neg",      "Concat"};
+    std::optional<std::pair<int, std::string>> crop;
+    WalkUpFromFailure(analysis, c, kFollowed, [&](int p, const ir::Node& n) {
+      if (n.op_type() != "Slice") return false;
+      // A crop of a tensor that follows the inputs; a table of the module cut to a length of
+      // its own (self.pos[:, :7]) is the module's, whatever it meets.
+      const infer::TensorFact* cropped = analysis.inference().FindIn(graph, n.input(0));
+      const bool follows = cropped != nullptr && cropped->shape &&
+                           std::any_of(cropped->shape->begin(), cropped->shape->end(),
+                                       [](const auto& d) { return d && !d->IsConstant(); });
+      if (!follows) return false;
+      if (auto src = SliceLengthLiteral(analysis.inference(), graph, p, size)) {
+        crop = std::make_pair(p, src->name);
+        return true;
       }
-      if (hops < kMaxHops) {
-        for (const auto& in : n.input()) queue.emplace_back(in, hops + 1);
-      }
-    }
-    return std::nullopt;
+      return false;
+    });
+    return crop;
   }
 
   // The first node, in topological order, that reads the input.

@@ -89,13 +89,18 @@ std::vector<std::string> Findings(const std::string& bytes) {
   return out;
 }
 
-TEST_CASE("a parameter cut to the specialized size is the example's, not the layer's", "[lint]") {
-  auto model = ir::LoadModelFromBytes(MixerExport({}), "mixer.onnx");
+// The one finding of the model `bytes`, linted alone.
+Finding OnlyFinding(const std::string& bytes) {
+  auto model = ir::LoadModelFromBytes(bytes, "mixer.onnx");
   REQUIRE(model.ok());
   auto findings = Lint(**model, {});
   REQUIRE(findings.ok());
   REQUIRE(findings->size() == 1);
-  const Finding& f = findings->front();
+  return findings->front();
+}
+
+TEST_CASE("a parameter cut to the specialized size is the example's, not the layer's", "[lint]") {
+  const Finding f = OnlyFinding(MixerExport({}));
   CHECK(f.rule == "SL005");
   CHECK(f.severity == Severity::kError);
   CHECK(absl::StrContains(f.message, "initializer 'val_34' of shape [5, 5]"));
@@ -134,12 +139,7 @@ TEST_CASE("a constant made to a size in forward says so", "[lint]") {
   // the module holds (the note of a float table folded with no record names both readings).
   Export e;
   e.folded_from = "['eye', 'val_3']";
-  auto model = ir::LoadModelFromBytes(MixerExport(e), "mixer.onnx");
-  REQUIRE(model.ok());
-  auto findings = Lint(**model, {});
-  REQUIRE(findings.ok());
-  REQUIRE(findings->size() == 1);
-  const Finding& f = findings->front();
+  const Finding f = OnlyFinding(MixerExport(e));
   CHECK(f.rule == "SL005");
   CHECK(f.severity == Severity::kError);
   bool built = false, table = false;

@@ -12,6 +12,7 @@
 #include "lint/pins.h"
 #include "lint/witness.h"
 #include "onnx/onnx_pb.h"
+#include "recorded_model.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/finding.h"
@@ -248,17 +249,6 @@ TEST_CASE("10,000 independent broadcasts of one node are one note, as long as th
   CHECK(f.symbols.size() == 20000);
   REQUIRE(f.counterexample);
   CHECK(f.counterexample->failing_node.index == 0);
-}
-
-// Adds a metadata entry (StringStringEntryProto, IR 10) to `message`'s field `number`, which the
-// onnx.proto this builds against does not declare: as the unknown field the loader reads.
-void AddMetadata(google::protobuf::Message* message, int number, const std::string& key,
-                 const std::string& value) {
-  ONNX_NAMESPACE::StringStringEntryProto entry;
-  entry.set_key(key);
-  entry.set_value(value);
-  message->GetReflection()->MutableUnknownFields(message)->AddLengthDelimited(
-      number, entry.SerializeAsString());
 }
 
 // x: float[B, T, 8] + pos, a float initializer [1, 16, 8] that the optimizer folded from
