@@ -56,6 +56,7 @@ class DesignRange : public Rule {
       }
     }
     for (const Pin* pin : OneForEachSet(analysis.design_pins())) {
+      if (RestatesBake(analysis, out, *pin)) continue;
       out.push_back(ReportTraced(analysis, *pin));
     }
     ReportMinimums(analysis, out);
@@ -157,6 +158,23 @@ class DesignRange : public Rule {
                          " where the witness says, or enlarge the "
                          "table or buffer");
     return f;
+  }
+
+  // True when a rule that ran before reports a baked size whose counterexample fails at `pin`'s
+  // node (SL001's decomposed pool, whose window the exporter set from the example, breaks the
+  // Linear after it; `out` holds the findings): the restriction there restates that bake rather
+  // than a size of the module's own.
+  static bool RestatesBake(const Analysis& analysis, const std::vector<Finding>& out,
+                           const Pin& pin) {
+    const infer::Requirement& r = *pin.requirement;
+    if (r.graph != &analysis.model().graph() || r.node < 0) return false;
+    return std::any_of(out.begin(), out.end(), [&](const Finding& f) {
+      const bool bake =
+          f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005" || f.rule == "SL007";
+      return bake && f.severity == Severity::kError && f.counterexample &&
+             f.counterexample->node_fails && f.counterexample->failing_node.graph == "main" &&
+             f.counterexample->failing_node.index == r.node;
+    });
   }
 
   // A restriction over sizes the exporter kept symbolic, at a node whose recorded line takes no

@@ -204,5 +204,67 @@ TEST_CASE("a restriction restated below a recorded line's is not read as the mod
   }
 }
 
+TEST_CASE("a restriction a bake's counterexample breaks is that bake's, not the module's",
+          "[lint]") {
+  // F.adaptive_avg_pool2d(x, 2) then Linear(16, 5), exported by torch.export at 8 x 10 with
+  // Dim.DYNAMIC (tests/corpus/classes/aap2d_feat_head.dynamo): the pool decomposed at the
+  // example into AveragePool(kernel 4 x 5), the ranges free. By hand: the Gemm needs
+  // 4 * floor(H / 4) * floor(W / 5) == 16, at H = 12 it sees 24 features; SL001 reports the
+  // pool with that failure. Eager's adaptive pool gives 2 x 2 at every size: SL010's note that
+  // the 16 is the module's own and eager fails past it too would contradict the error.
+  ONNX_NAMESPACE::ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  auto* p = m.add_metadata_props();
+  p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
+  p->set_value("{s77: VR[0, int_oo], s53: VR[0, int_oo], s0: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_param("s77");
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  tt->mutable_shape()->add_dim()->set_dim_param("s53");
+  tt->mutable_shape()->add_dim()->set_dim_param("s0");
+  auto* w = g->add_initializer();
+  w->set_name("inner.fc.weight");
+  w->set_data_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  w->add_dims(5);
+  w->add_dims(16);
+  w->mutable_float_data()->Resize(80, 0.25F);
+  auto* pool = AddOp(g, "AveragePool", {"x"}, "pooled");
+  for (const char* name : {"kernel_shape", "strides"}) {
+    auto* a = pool->add_attribute();
+    a->set_name(name);
+    a->set_type(ONNX_NAMESPACE::AttributeProto::INTS);
+    a->add_ints(4);
+    a->add_ints(5);
+  }
+  RecordNodeMetadata(pool, "pkg.torch.onnx.class_hierarchy",
+                     "['export_torch2.Positional', 'aten._adaptive_avg_pool2d.default', "
+                     "'aten.avg_pool2d.default']");
+  RecordStack(pool,
+              "File \"net.py\", line 2, in forward\n    return "
+              "self.fc(F.adaptive_avg_pool2d(self.conv(x), 2).flatten(1))");
+  AddOp(g, "Flatten", {"pooled"}, "f", "axis", 1);
+  auto* gemm = AddOp(g, "Gemm", {"f", "inner.fc.weight"}, "y", "transB", 1);
+  RecordStack(gemm,
+              "File \"net.py\", line 2, in forward\n    return "
+              "self.fc(F.adaptive_avg_pool2d(self.conv(x), 2).flatten(1))");
+  g->add_output()->set_name("y");
+  auto model = ir::LoadModelFromBytes(m.SerializeAsString(), "head.onnx");
+  REQUIRE(model.ok());
+  auto findings = Lint(**model, {});
+  REQUIRE(findings.ok());
+  bool pool_error = false;
+  for (const Finding& f : *findings) {
+    INFO(f.rule << ": " << f.message);
+    pool_error |= f.rule == "SL001" && f.severity == Severity::kError;
+    CHECK_FALSE(absl::StrContains(f.message, "restricted by a size of the model's own"));
+  }
+  CHECK(pool_error);
+}
+
 }  // namespace
 }  // namespace shapelint::lint

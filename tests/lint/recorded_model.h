@@ -16,15 +16,21 @@
 
 namespace shapelint::lint {
 
-// Records `stack` as the node's torch.onnx stack trace. NodeProto.metadata_props (field 9, IR
-// 10) is newer than the onnx.proto this builds against: written as the unknown field the loader
+// Records `value` under `key` in the node's metadata. NodeProto.metadata_props (field 9, IR 10)
+// is newer than the onnx.proto this builds against: written as the unknown field the loader
 // reads it from.
-inline void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stack) {
+inline void RecordNodeMetadata(ONNX_NAMESPACE::NodeProto* node, const std::string& key,
+                               const std::string& value) {
   ONNX_NAMESPACE::StringStringEntryProto entry;
-  entry.set_key("pkg.torch.onnx.stack_trace");
-  entry.set_value(stack);
+  entry.set_key(key);
+  entry.set_value(value);
   node->GetReflection()->MutableUnknownFields(node)->AddLengthDelimited(9,
                                                                         entry.SerializeAsString());
+}
+
+// Records `stack` as the node's torch.onnx stack trace.
+inline void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stack) {
+  RecordNodeMetadata(node, "pkg.torch.onnx.stack_trace", stack);
 }
 
 // The findings of `rule` on the model `bytes`, linted alone.
