@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "baked_literal.h"
 #include "lint/export_ranges.h"
 #include "lint/literals.h"
 #include "lint/padding.h"
@@ -169,9 +170,7 @@ class DesignRange : public Rule {
     const infer::Requirement& r = *pin.requirement;
     if (r.graph != &analysis.model().graph() || r.node < 0) return false;
     return std::any_of(out.begin(), out.end(), [&](const Finding& f) {
-      const bool bake =
-          f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005" || f.rule == "SL007";
-      return bake && f.severity == Severity::kError && f.counterexample &&
+      return StatesBakedLiteral(f) && f.severity == Severity::kError && f.counterexample &&
              f.counterexample->node_fails && f.counterexample->failing_node.graph == "main" &&
              f.counterexample->failing_node.index == r.node;
     });

@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "baked_literal.h"
 #include "lint/literals.h"
 #include "lint/provenance.h"
 #include "lint/rule.h"
@@ -302,12 +303,7 @@ class ExampleSizeLiteral : public Rule {
     const bool example = analysis.has_example();
     const ir::Graph& g = analysis.model().graph();
     // `out` holds the findings of the rules that ran before this one.
-    absl::flat_hash_set<int> reported_before;
-    for (const Finding& f : out) {
-      if (f.node.graph == "main" && (f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005")) {
-        reported_before.insert(f.node.index);
-      }
-    }
+    const absl::flat_hash_set<int> reported_before = NodesStatingBakedLiterals(out);
     for (int index : g.topological_order()) {
       // Another rule that runs reports it, with more proof: a cause it claimed, or a finding of
       // its own on the node (SL002's literal batch of a Reshape target, [2, -1]).

@@ -155,6 +155,9 @@ class FoldedConstant : public Rule {
       // way, and the source may share the limit (docs/severity.md).
       const ONNX_NAMESPACE::TensorProto* table =
           src.node < 0 ? src.graph->Initializer(src.name) : nullptr;
+      const FoldedSources folded =
+          table != nullptr ? ReadFoldedSources(*src.graph, src.name, analysis.signature())
+                           : FoldedSources{};
       if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
           src.values.empty() && NamedAsLookupOutput(src.name)) {
         f.notes.push_back(
@@ -165,21 +168,17 @@ class FoldedConstant : public Rule {
              "fails at the counterexample too; if by positions computed from the example's "
              "size, only the export does. A run of the module settles which",
              std::nullopt});
-      } else if (const std::vector<std::string> cut =
-                     table != nullptr ? ModuleStateCut(*src.graph, src.name, analysis.signature())
-                                      : std::vector<std::string>{};
-                 !cut.empty()) {
+      } else if (folded.sliced_module_state) {
         // A parameter the trace cut (self.w[:T, :T]): eager PyTorch cuts it again for each
         // input, the graph holds the cut of the example.
         f.notes.push_back(
             {absl::StrCat("the optimizer folded '", src.name, "' from '",
-                          absl::StrJoin(cut, "', '"),
+                          absl::StrJoin(folded.module_values, "', '"),
                           "' cut by the trace (its folded_from record lists a slice): eager "
                           "PyTorch cuts the module's tensor again for each input and fails only "
                           "past its own length, the graph holds the cut of the example"),
              std::nullopt});
-      } else if (table != nullptr &&
-                 FoldedFromSizedFactory(*src.graph, src.name, analysis.signature())) {
+      } else if (folded.sized_factory) {
         // Made to a size in forward (torch.arange(int(x.size(1))) and what follows it): the
         // optimizer's record rules out a table the module holds.
         f.notes.push_back(

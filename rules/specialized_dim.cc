@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "baked_literal.h"
 #include "lint/export_ranges.h"
 #include "lint/fix_builder.h"
 #include "lint/literals.h"
@@ -34,13 +35,7 @@ class SpecializedDim : public Rule {
     const ir::Graph& graph = analysis.model().graph();
     const std::vector<std::string> followed = FollowedByFix(analysis.model());
     // The nodes where a rule that ran before states a baked literal (`out` holds their findings).
-    absl::flat_hash_set<int> stated;
-    for (const Finding& f : out) {
-      if (f.node.graph == "main" &&
-          (f.rule == "SL001" || f.rule == "SL002" || f.rule == "SL005" || f.rule == "SL007")) {
-        stated.insert(f.node.index);
-      }
-    }
+    const absl::flat_hash_set<int> stated = NodesStatingBakedLiterals(out);
     std::vector<std::string> reported;
     // In input order, each symbol at the first input dim it names.
     for (const infer::InputDim& d : analysis.inference().input_dims) {
@@ -222,7 +217,7 @@ class SpecializedDim : public Rule {
         // The optimizer's record that the trace made the constant to a size (offsets folded
         // from torch.arange(0, B * T, T)) says the same as the line would.
         if (graph.Initializer(in) != nullptr &&
-            FoldedFromSizedFactory(graph, std::string(in), analysis.signature())) {
+            ReadFoldedSources(graph, std::string(in), analysis.signature()).sized_factory) {
           return std::make_pair(index, std::string(in));
         }
         if (!line) line = SourceOf(n);

@@ -104,11 +104,15 @@ Analysis::Analysis(const ir::Model& model)
   // restriction restated downstream (the view back to [b, c, h, w] after int(h * w), the
   // residual Add after a position table's) is that line's too.
   std::set<std::vector<std::string>> recorded_lines;
+  std::vector<bool> at_lines;  // by pin: each pin's recorded line is read once
+  at_lines.reserve(pins_.pins.size());
   for (const Pin& pin : pins_.pins) {
-    if (AtIntLine(pin) || ResamplesInBranch(pin)) recorded_lines.insert(pin.symbols);
+    at_lines.push_back(AtIntLine(pin) || ResamplesInBranch(pin));
+    if (at_lines.back()) recorded_lines.insert(pin.symbols);
   }
-  for (const Pin& pin : pins_.pins) {
-    const bool at_line = AtIntLine(pin) || ResamplesInBranch(pin);
+  for (size_t i = 0; i < pins_.pins.size(); ++i) {
+    const Pin& pin = pins_.pins[i];
+    const bool at_line = at_lines[i];
     const bool restated =
         !at_line &&
         std::any_of(

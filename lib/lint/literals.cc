@@ -75,23 +75,8 @@ bool IsSizedFactory(std::string_view node_name) {
          std::end(kSizedFactories);
 }
 
-// What the optimizer's record says a folded constant was made of.
-struct FoldedSources {
-  bool module_state = false;  // a parameter or buffer went into it
-  // Parameters and buffers alone (each listed in the program's signature): no constant of the
-  // trace went into it, so it holds no size of the example, and its size is the module's as a
-  // weight's is (a position table looked up by a buffer of every position, CLIP's and ViT's
-  // embeddings). One folded with the trace's own constants (a slice end, an expand target:
-  // val_3) may hold the example's size.
-  bool only_module_state = false;
-  bool sized_factory = false;  // it was made (or broadcast) to a size by the trace
-  // A parameter or buffer cut by the trace (self.w[:T, :T], narrow): the cut's bounds are the
-  // trace's numbers, the example's where the code read a size as a Python int.
-  bool sliced_module_state = false;
-  std::vector<std::string> module_values;  // the listed pieces, in the record's order
-};
+}  // namespace
 
-// Nothing for a constant without the record (not folded by the optimizer).
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
                                 const ParameterSignature& signature) {
   FoldedSources out;
@@ -124,6 +109,8 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
   out.sliced_module_state = out.module_state && sliced;
   return out;
 }
+
+namespace {
 
 // True when every symbol of `r` is one torch.export specialized to a single size.
 bool AllSpecialized(const infer::Requirement& r,
@@ -470,18 +457,6 @@ std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node,
     }
   }
   return std::nullopt;
-}
-
-std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::string& name,
-                                        const ParameterSignature& signature) {
-  FoldedSources folded = ReadFoldedSources(graph, name, signature);
-  if (!folded.sliced_module_state) return {};
-  return std::move(folded.module_values);
-}
-
-bool FoldedFromSizedFactory(const ir::Graph& graph, const std::string& name,
-                            const ParameterSignature& signature) {
-  return ReadFoldedSources(graph, name, signature).sized_factory;
 }
 
 bool IsFloating(int32_t data_type) {

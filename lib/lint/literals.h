@@ -90,17 +90,29 @@ std::optional<LiteralSource> SliceLengthLiteral(const infer::Inference& inferenc
 std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node, int64_t size,
                                                const ParameterSignature& signature);
 
-// The parameters and buffers that the optimizer's record of the folded constant `name` of
-// `graph` lists, where the trace cut them (a slice or narrow among the folded values:
-// self.w[:T, :T]); empty when it was not folded from a cut of module state.
-std::vector<std::string> ModuleStateCut(const ir::Graph& graph, const std::string& name,
-                                        const ParameterSignature& signature);
+// What the onnxscript optimizer's record (pkg.onnxscript.optimizer.folded_from, on the
+// value_info of a constant it folded) says the constant was made of; all false where it has
+// none (not folded by the optimizer).
+struct FoldedSources {
+  bool module_state = false;  // a parameter or buffer went into it
+  // Parameters and buffers alone (each listed in the program's signature): no constant of the
+  // trace went into it, so it holds no size of the example, and its size is the module's as a
+  // weight's is (a position table looked up by a buffer of every position, CLIP's and ViT's
+  // embeddings). One folded with the trace's own constants (a slice end, an expand target:
+  // val_3) may hold the example's size.
+  bool only_module_state = false;
+  // It was made (or broadcast) to a size by the trace: an op that makes a tensor of a size it is
+  // given (arange, zeros, expand, ...) went into it.
+  bool sized_factory = false;
+  // A parameter or buffer cut by the trace (self.w[:T, :T], narrow): the cut's bounds are the
+  // trace's numbers, the example's where the code read a size as a Python int.
+  bool sliced_module_state = false;
+  std::vector<std::string> module_values;  // the listed pieces, in the record's order
+};
 
-// True when the optimizer's record of the folded constant `name` of `graph` says the trace
-// made it to a size: an op that makes a tensor of a size it is given (arange, zeros, expand,
-// ...) went into it.
-bool FoldedFromSizedFactory(const ir::Graph& graph, const std::string& name,
-                            const ParameterSignature& signature);
+// The record of the folded constant `name` of `graph`, read against `signature` (the model's).
+FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
+                                const ParameterSignature& signature);
 
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
