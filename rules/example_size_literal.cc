@@ -407,7 +407,7 @@ class ExampleSizeLiteral : public Rule {
       auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
       // Without a failure, the exporter's record that every size the literal derives from was
       // a Python number in the trace is evidence of its own, shown where the literal stays.
-      const bool recorded = AllSpecialized(analysis, symbols);
+      const bool recorded = AllSpecialized(analysis, symbols) || line_takes_int_of_size();
       Evidence evidence = Evidence::kContradiction;
       if (!counterexample && recorded) {
         counterexample = ChangeAwayFromExample(analysis, g, index, symbols, literals);
@@ -454,8 +454,9 @@ class ExampleSizeLiteral : public Rule {
  private:
   // Literals in a size's place on a node whose recorded line takes int() of arithmetic on a
   // size, where torch.export recorded no specialization (int(x.shape[2] * 1.5) leaves none):
-  // the trace evaluated the line at the example, but the record gives neither the size nor
-  // what the line computes elsewhere, so no counterexample: a hypothesis. Only a literal with
+  // the trace evaluated the line at the example, and the record says neither the size nor what
+  // the line computes elsewhere. With the export sizes given, moving them shows the literal
+  // staying (the exporter's record, an error); without them, a hypothesis. Only a literal with
   // one dim in its place (a Resize size, a Slice bound on one axis; not a Reshape target's
   // number, which could stand for any dim), not written on the line, and not one a weight
   // fixes.
@@ -463,6 +464,7 @@ class ExampleSizeLiteral : public Rule {
                                           const std::vector<Slot>& slots,
                                           const SourceLocation& line) const {
     std::vector<std::string> parts, symbols;
+    std::vector<const Slot*> held;
     std::string operand;
     for (const Slot& slot : slots) {
       const auto same_place = [&](const Slot& other) {
@@ -477,6 +479,7 @@ class ExampleSizeLiteral : public Rule {
       }
       parts.push_back(
           absl::StrCat(slot.operand, " ", slot.literal, " in the place of ", DimText(slot.dim)));
+      held.push_back(&slot);
       for (auto& s : slot.dim.Symbols()) {
         if (std::find(symbols.begin(), symbols.end(), s) == symbols.end()) symbols.push_back(s);
       }
@@ -484,25 +487,80 @@ class ExampleSizeLiteral : public Rule {
     }
     if (parts.empty()) return std::nullopt;
     std::sort(symbols.begin(), symbols.end());
-    Finding f = FindingAt(analysis, g, index, Evidence::kHypothesis,
-                          absl::StrCat(g.node(index).op_type(), " ", absl::StrJoin(parts, "; "),
-                                       ", on a recorded line that takes int() of a size: the "
-                                       "trace computed it once, from the example input, and "
-                                       "the graph keeps the number at other sizes of ",
-                                       absl::StrJoin(symbols, ", ")));
+    // Moved from the export sizes, the literal staying is the line computing another number
+    // there. Without them, the sizes moved from could be the export sizes themselves (or give
+    // the dim its export value), where eager computes the same number: no counterexample.
+    const bool from_export = std::all_of(symbols.begin(), symbols.end(), [&](const auto& s) {
+      return analysis.example().Get(s).has_value();
+    });
+    std::optional<Counterexample> kept =
+        from_export ? LiteralKept(analysis, g, index, held, symbols) : std::nullopt;
+    Finding f =
+        FindingAt(analysis, g, index, kept ? Evidence::kExporterRecord : Evidence::kHypothesis,
+                  absl::StrCat(g.node(index).op_type(), " ", absl::StrJoin(parts, "; "),
+                               ", on a recorded line that takes int() of a size: the "
+                               "trace computed it once, from the example input, and "
+                               "the graph keeps the number at other sizes of ",
+                               absl::StrJoin(symbols, ", ")));
     f.attribute = operand;
     f.symbols = symbols;
+    f.counterexample = std::move(kept);
     f.notes.push_back(
-        {"torch.export keeps int() of float arithmetic on a size (int(x.shape[2] * 1.5)) "
-         "without recording the size as specialized, so its record gives no export size to "
-         "show what the line computes elsewhere; a run of the module at another size settles "
-         "it (onnx_shapelint.torch.export runs the module)",
+        {f.counterexample
+             ? "torch.export keeps int() of float arithmetic on a size (int(x.shape[2] * 1.5)) "
+               "without recording the size as specialized; the counterexample moves the export "
+               "sizes and shows the literal staying, where the line computes it from the new "
+               "size (to what number is not read; a run of the module shows it: "
+               "onnx_shapelint.torch.export runs the module)"
+             : "torch.export keeps int() of float arithmetic on a size (int(x.shape[2] * 1.5)) "
+               "without recording the size as specialized, so its record gives no export size "
+               "to move from and no counterexample; --export-dims gives them, or a run of the "
+               "module settles it (onnx_shapelint.torch.export runs the module)",
          std::nullopt});
     f.fix =
         "compute the size from the tensor inside the model (F.interpolate(x, scale_factor=1.5) "
         "rather than a size computed in Python; x.shape[-1] // 2 rather than "
         "int(x.size(-1)) // 2) so that the exporter keeps it dynamic";
     return f;
+  }
+
+  // The graph with every symbol of the literals' dims moved together from the export sizes (to
+  // twice, then one, two, three more), where it runs and every literal's dim has moved: what
+  // the exporter's record of the line says breaks there. The line computes each number from its
+  // size; to what number is not read, only that the graph no longer follows the sizes, so every
+  // literal is stated.
+  static std::optional<Counterexample> LiteralKept(const Analysis& analysis, const ir::Graph& g,
+                                                   int index, const std::vector<const Slot*>& held,
+                                                   const std::vector<std::string>& symbols) {
+    const sym::Binding base = analysis.ExampleOverWitness();
+    for (int64_t step : {0, 1, 2, 3}) {
+      sym::Binding moved = base;
+      bool ok = true;
+      for (const std::string& s : symbols) {
+        const std::optional<int64_t> at = base.Get(s);
+        ok = ok && at && *at >= 1 && *at <= (int64_t{1} << 40);
+        if (ok) moved.Set(s, step == 0 ? 2 * *at : *at + step);
+      }
+      std::vector<std::string> kept;
+      for (const Slot* slot : held) {
+        const std::optional<int64_t> was = slot->dim.Evaluate(base);
+        const std::optional<int64_t> now = slot->dim.Evaluate(moved);
+        ok = ok && was && now && *was != *now;
+        if (ok) {
+          kept.push_back(absl::StrCat(DimText(slot->dim), " is ", *now, " and ", slot->operand,
+                                      " is still ", slot->literal));
+        }
+      }
+      if (!ok) continue;
+      Counterexample c = analysis.Evaluate(moved);
+      if (!c.failure.empty()) continue;
+      c.failing_node = analysis.Ref(g, index);
+      c.node_fails = false;
+      c.failure = absl::StrCat("here ", absl::StrJoin(kept, "; "),
+                               ", which the recorded line computes from the size");
+      return c;
+    }
+    return std::nullopt;
   }
 
   // A failure near the example shows the literal is the example's: the fix computes it as the

@@ -18,6 +18,7 @@
 #include "recorded_model.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 
 namespace shapelint::lint {
 namespace {
@@ -93,8 +94,9 @@ constexpr char kFree[] = "{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, in
 
 TEST_CASE("SL007: a recorded int() line with no specialization is a hypothesis", "[lint]") {
   // heat.topk(int(heat.size(-1) * 0.75)) exported at D = 8: k = 6 and nothing records D. By
-  // hand: the line says the trace computed k from the size, but neither the size nor what the
-  // line gives at others is known, so no counterexample: a warning, without export sizes too.
+  // hand: the line says the trace computed k from the size, but not from which size: moving the
+  // sizes from anywhere but the export sizes could land on them, where eager computes 6 as
+  // well, so no counterexample: a warning.
   for (const char* ranges : {kFree, ""}) {
     const auto findings =
         Sl007(TopKModel(6, "return torch.topk(x, int(x.size(-1) * 0.75), dim=-1)[0]", ranges));
@@ -115,6 +117,53 @@ TEST_CASE("SL007: a recorded int() line with no specialization is a hypothesis",
             .empty());
   CHECK(
       Sl007(TopKModel(1, "return torch.topk(x, int(x.size(-1) * 0.1), dim=-1)[0]", kFree)).empty());
+}
+
+// The export sizes x = 2 x 4 x 8, as --export-dims gives them.
+LintOptions ToldAt8() {
+  LintOptions options;
+  auto spec = ParseSizes("x=2x4x8", kExportSizes);
+  REQUIRE(spec.ok());
+  options.export_dims = *std::move(spec);
+  return options;
+}
+
+TEST_CASE("SL007: told the export sizes, a recorded int() line's literal that stays is an error",
+          "[lint]") {
+  // heat.topk(int(heat.size(-1) * 0.75)) exported at D = 8 (k = 6), told x = 2 x 4 x 8. By hand:
+  // at D = 16 ONNX's TopK still takes 6 where the line computes int(16 * 0.75) = 12; the
+  // exporter's record of the line (int() of a size, the 6 not written) with the export size to
+  // move from: an error whose counterexample states only what ONNX does, the literal staying.
+  for (const char* ranges : {kFree, ""}) {
+    const auto findings =
+        FindingsOf(TopKModel(6, "return torch.topk(x, int(x.size(-1) * 0.75), dim=-1)[0]", ranges),
+                   "SL007", ToldAt8());
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::kError);
+    CHECK(findings[0].evidence == Evidence::kExporterRecord);
+    REQUIRE(findings[0].counterexample);
+    CHECK_FALSE(findings[0].counterexample->node_fails);
+    CHECK(findings[0].counterexample->inputs ==
+          std::vector<std::pair<std::string, std::vector<int64_t>>>{{"x", {2, 4, 16}}});
+    CHECK(
+        absl::StrContains(findings[0].counterexample->failure, "here s53 is 16 and k is still 6"));
+  }
+  // int(x.size(-1) * 0.5) gives 4 = D // 2 at D = 8, a derivation of SL007's own: the record of
+  // the line makes it an error too, the counterexample stating what the derivation gives.
+  const auto half =
+      FindingsOf(TopKModel(4, "return torch.topk(x, int(x.size(-1) * 0.5), dim=-1)[0]", kFree),
+                 "SL007", ToldAt8());
+  REQUIRE(half.size() == 1);
+  CHECK(half[0].severity == Severity::kError);
+  REQUIRE(half[0].counterexample);
+  // Lookalikes told the same sizes: the line writes the 6 (the module's own count), or takes
+  // no int() (nothing says the trace computed it): no error.
+  for (const char* code : {"return torch.topk(x, min(6, int(x.size(-1))), dim=-1)[0]",
+                           "return torch.topk(x, 6, dim=-1)[0]"}) {
+    for (const Finding& f : FindingsOf(TopKModel(6, code, kFree), "SL007", ToldAt8())) {
+      CHECK(f.severity != Severity::kError);
+    }
+  }
 }
 
 TEST_CASE("SL010: a count the recorded line writes is the module's; one it does not may be baked",

@@ -33,11 +33,12 @@ inline void RecordStack(ONNX_NAMESPACE::NodeProto* node, const std::string& stac
   RecordNodeMetadata(node, "pkg.torch.onnx.stack_trace", stack);
 }
 
-// The findings of `rule` on the model `bytes`, linted alone.
-inline std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rule) {
+// The findings of `rule` on the model `bytes`, linted alone or with `options`.
+inline std::vector<Finding> FindingsOf(const std::string& bytes, const std::string& rule,
+                                       const LintOptions& options = {}) {
   auto model = ir::LoadModelFromBytes(bytes, "model.onnx");
   REQUIRE(model.ok());
-  auto findings = Lint(**model, {});
+  auto findings = Lint(**model, options);
   REQUIRE(findings.ok());
   std::vector<Finding> out;
   std::copy_if(findings->begin(), findings->end(), std::back_inserter(out),
