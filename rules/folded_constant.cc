@@ -188,6 +188,19 @@ class FoldedConstant : public Rule {
                           "example's size, and eager PyTorch builds it again for each input"),
              std::nullopt});
       } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
+                 src.values.empty() && folded.recorded && !folded.module_state &&
+                 analysis.signature().Lists(src.name) == false) {
+        // torch.hann_window(int(...)): neither a parameter or buffer of the program's record
+        // nor folded from one. The two records rule out a table the module holds.
+        f.notes.push_back(
+            {absl::StrCat("torch.export's record of the program's inputs lists no parameter or "
+                          "buffer '",
+                          src.name,
+                          "', and the optimizer folded it from none (its folded_from record): "
+                          "forward built it from the example's size, and eager PyTorch builds it "
+                          "again for each input"),
+             std::nullopt});
+      } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
                  src.values.empty()) {
         // Any other float table: prior boxes or a position table the module holds for its
         // configured input (a buffer) fold to the same initializer as one built from the

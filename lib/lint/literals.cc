@@ -82,6 +82,7 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
   FoldedSources out;
   const std::optional<std::string_view> from = graph.ValueMetadata(name, kFoldedFrom);
   if (!from) return out;
+  out.recorded = true;
   // The constant is named after the node that made it ("expand", "ones_1").
   out.sized_factory = IsSizedFactory(name);
   // Quoted names, every other piece between single quotes.
@@ -161,6 +162,10 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   const std::optional<bool> listed = initializer ? signature.Lists(src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
   if (folded.only_module_state) return true;
+  // Unlisted, and made of no parameter or buffer by the optimizer's record of it: a tensor the
+  // trace made (torch.hann_window(T): folded from the trace's length alone), whatever its shape.
+  // Without the record (a post-processor drops value_info's metadata) nothing says so.
+  if (listed == false && folded.recorded && !folded.module_state) return false;
   // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes
   // on some axes. A size torch.export left free is the trace's; one it pinned may be either
   // (a guard on the parameter's size, or int() on the example's), which the shape tells below.

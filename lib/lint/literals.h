@@ -94,6 +94,7 @@ std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node,
 // value_info of a constant it folded) says the constant was made of; all false where it has
 // none (not folded by the optimizer).
 struct FoldedSources {
+  bool recorded = false;      // the optimizer recorded what it folded the constant from
   bool module_state = false;  // a parameter or buffer went into it
   // Parameters and buffers alone (each listed in the program's signature): no constant of the
   // trace went into it, so it holds no size of the example, and its size is the module's as a

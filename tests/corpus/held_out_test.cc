@@ -1,6 +1,6 @@
-// The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed): each written
-// in idioms the other corpora do not use, every module held out, labelled by ONNX Runtime against
-// eager PyTorch, and scored like the pipelines (corpus_score.h): alone and told the export
+// The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed, veiled): each
+// written in idioms the other corpora do not use, every module held out, labelled by ONNX Runtime
+// against eager PyTorch, and scored like the pipelines (corpus_score.h): alone and told the export
 // sizes, no healthy model gets an error but those listed, each explained in
 // docs/ground-truth.md; warned healthy models at most the ceilings measured; recall at or above
 // its floors; every error on a breaking file has a counterexample the stored runs confirm, but
@@ -94,6 +94,24 @@ constexpr double kMinSealedFlaggedWithExportDims = 0.54;
 // trim arm does).
 constexpr int kMaxSealedWarnedHealthy = 1;
 constexpr int kMaxSealedWarnedHealthyWithExportDims = 1;
+// The veiled modules (tests/corpus/veiled), every one held out, built as the sealed ones in idioms
+// no other corpus uses, each module's code, `why` and family final and committed before the
+// linter first ran on it: the same four scores, each floor just below the count measured
+// (docs/ground-truth.md, "Veiled modules"). Measured 3 and 3 of 15 with an error, 5 and 5 with
+// an error or a warning. Since then (read from this corpus: no held-out figure) 4 and 4, 6 and
+// 6: an initializer torch.export's signature does not list and the optimizer folded from no
+// parameter is no per-channel weight (hann_taper_window_of_length.dynamo's SL005).
+constexpr double kMinVeiledRecall = 0.26;
+constexpr double kMinVeiledRecallWithExportDims = 0.26;
+constexpr double kMinVeiledFlagged = 0.39;
+constexpr double kMinVeiledFlaggedWithExportDims = 0.39;
+// Healthy veiled files with a warning, alone and told: SL010 on the TopK of DGCNN's k nearest
+// neighbours, k = 4 of the points, which TorchScript records no line for (dgcnn_knn_edge_
+// features.ts: a limit the source owns, a warning by policy); told, SL007 on the TorchScript
+// OCR resize's literal width, which equals w * 16 // h at the export size
+// (ocr_aspect_resize_floordiv.ts: a hypothesis without a record).
+constexpr int kMaxVeiledWarnedHealthy = 1;
+constexpr int kMaxVeiledWarnedHealthyWithExportDims = 2;
 
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
@@ -154,6 +172,15 @@ const std::set<std::string> kSealedKnownFalseErrors = {};
 // runs confirm. None was measured: every error on a breaking file has a counterexample where
 // ONNX Runtime fails and eager PyTorch runs.
 const std::set<std::string> kSealedUnconfirmedCounterexamples = {};
+
+// KNOWN FAILURES: healthy veiled files with an error. None measured, alone or told; a new one
+// fails the test.
+const std::set<std::string> kVeiledKnownFalseErrors = {};
+
+// KNOWN FAILURES: breaking veiled files with an error none of whose counterexamples the stored
+// runs confirm. None measured: every error on a breaking file has a counterexample where ONNX
+// Runtime fails and eager PyTorch runs.
+const std::set<std::string> kVeiledUnconfirmedCounterexamples = {};
 
 TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
   // Every module is held out: nothing in the rules was tuned on this corpus. The scores are the
@@ -236,6 +263,31 @@ TEST_CASE("sealed modules: the errors' counterexamples on breaking files run as 
 TEST_CASE("sealed modules: every family is there, every module held out", "[corpus][pipelines]") {
   CheckHeldOutFamilies("sealed",
                        {"real-model plumbing", "shape arithmetic", "control flow on sizes"});
+}
+
+TEST_CASE("veiled modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out, and was linted only once its code, why and family were final and
+  // committed (docs/ground-truth.md, "Veiled modules").
+  CheckHeldOutScores("veiled",
+                     {kMinVeiledRecall, kMinVeiledRecallWithExportDims, kMinVeiledFlagged,
+                      kMinVeiledFlaggedWithExportDims, kMaxVeiledWarnedHealthy,
+                      kMaxVeiledWarnedHealthyWithExportDims},
+                     kVeiledKnownFalseErrors);
+}
+
+TEST_CASE("veiled modules: the errors' counterexamples on breaking files run as stated",
+          "[corpus][pipelines]") {
+  // export_veiled.py stores them.
+  CheckCounterexamplesConfirmed("veiled", kVeiledUnconfirmedCounterexamples);
+}
+
+TEST_CASE("veiled modules: every family is there, every module held out", "[corpus][pipelines]") {
+  // Ten modules a family were written; two export with neither exporter (an OCR resize by
+  // round() of a ratio, a numpy sinusoid table) and stay listed under not_exported.
+  CheckHeldOutFamilies(
+      "veiled",
+      {"vision and point-cloud plumbing", "audio and sequence plumbing", "sizes as Python values"},
+      9);
 }
 
 }  // namespace

@@ -152,5 +152,88 @@ TEST_CASE("a constant made to a size in forward says so", "[lint]") {
   CHECK_FALSE(table);
 }
 
+// x[s77, s27, s53] * a folded float vector of 16 on the last axis, torch.export's range of s53
+// pinned to 16: x * torch.hann_window(x.size(-1)) exported at D = 16 (tests/corpus/veiled/
+// hann_taper_window_of_length.dynamo, where ONNX Runtime fails at D = 12 and 20 and eager runs).
+struct Window {
+  std::string name = "hann_window";
+  std::string signature = "x: USER_INPUT\n";
+  std::string folded_from = "['val_0']";  // empty: no record (a post-processor dropped it)
+};
+
+std::string WindowExport(const Window& e) {
+  ModelProto m;
+  m.set_ir_version(10);
+  m.add_opset_import()->set_version(18);
+  auto* g = m.mutable_graph();
+  g->set_name("main");
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(TensorProto::FLOAT);
+  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
+  auto* w = g->add_initializer();
+  w->set_name(e.name);
+  w->set_data_type(TensorProto::FLOAT);
+  w->add_dims(16);
+  w->mutable_float_data()->Resize(16, 0.5f);
+  auto* mul = g->add_node();
+  mul->set_op_type("Mul");
+  mul->set_name("node_mul");
+  mul->add_input("x");
+  mul->add_input(e.name);
+  mul->add_output("y");
+  g->add_output()->set_name("y");
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  if (!e.folded_from.empty()) {
+    auto* folded = g->add_value_info();
+    folded->set_name(e.name);
+    AddMetadata(folded, 4, "pkg.onnxscript.optimizer.folded_from", e.folded_from);
+  }
+  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.graph_signature", e.signature);
+  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.range_constraints",
+              "{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[16, 16]}");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("a vector the trace made is no per-channel weight", "[lint]") {
+  // By hand: the signature lists no parameter or buffer 'hann_window' and the optimizer folded
+  // it from the trace's own val_0 alone; at D = 17 the Mul broadcasts 17 against 16 and fails,
+  // where eager makes a window of 17: an error, with the two records' reading as its note.
+  const Finding f = OnlyFinding(WindowExport({}));
+  CHECK(f.rule == "SL005");
+  CHECK(f.severity == Severity::kError);
+  bool built = false;
+  for (const auto& n : f.notes) {
+    built |= absl::StrContains(n.message, "lists no parameter or buffer 'hann_window'");
+  }
+  CHECK(built);
+  REQUIRE(f.counterexample);
+  CHECK(absl::StrContains(f.counterexample->failure, "17 and 16 do not broadcast"));
+}
+
+TEST_CASE("a vector of the module's, or one nothing records, stays the layer's", "[lint]") {
+  SECTION("the signature lists it as a buffer") {
+    Window e;
+    e.name = "inner.win";
+    e.signature = "b_inner_win: BUFFER target='inner.win' persistent=True\nx: USER_INPUT\n";
+    e.folded_from = "";
+    CHECK(Findings(WindowExport(e)) == std::vector<std::string>{"SL004:note"});
+  }
+  SECTION("folded from a parameter (a scale folded with the trace's constant)") {
+    Window e;
+    e.name = "val_5";
+    e.signature = "p_inner_scale: PARAMETER target='inner.scale'\nx: USER_INPUT\n";
+    e.folded_from = "['inner.scale', 'val_0']";
+    CHECK(Findings(WindowExport(e)) == std::vector<std::string>{"SL004:note"});
+  }
+  SECTION("a post-processor dropped the optimizer's record") {
+    Window e;
+    e.name = "val_5";
+    e.folded_from = "";
+    CHECK(Findings(WindowExport(e)) == std::vector<std::string>{"SL004:note"});
+  }
+}
+
 }  // namespace
 }  // namespace shapelint::lint
