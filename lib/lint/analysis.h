@@ -112,8 +112,9 @@ class Analysis {
     return evaluator_.Evaluate(binding);
   }
   std::optional<sym::Binding> BindInputs(
-      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const {
-    return evaluator_.BindInputs(shapes);
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
+      std::string* why = nullptr) const {
+    return evaluator_.BindInputs(shapes, why);
   }
   // Concrete dims of `value` under `binding`; nullopt if any dim is unknown there.
   std::optional<std::vector<int64_t>> DimsAt(std::string_view value,

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <deque>
+#include <string>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "lint/requirements.h"
 
 namespace shapelint::lint {
@@ -302,24 +305,62 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
 }
 
 std::optional<sym::Binding> GraphEvaluator::BindInputs(
-    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const {
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
+    std::string* why) const {
+  auto fail = [&](std::string reason) -> std::optional<sym::Binding> {
+    if (why != nullptr) *why = std::move(reason);
+    return std::nullopt;
+  };
   sym::Binding b;
   for (const auto& [input, dims] : shapes) {
     int64_t rank = 0;
     for (const infer::InputDim& d : inference_.input_dims) {
       if (d.input != input) continue;
       ++rank;
-      if (d.axis >= static_cast<int64_t>(dims.size()) || !d.dim) return std::nullopt;
+      if (d.axis >= static_cast<int64_t>(dims.size())) {
+        return fail(absl::StrCat("input '", input, "' has rank ", dims.size(),
+                                 " here and a higher one in the model"));
+      }
+      if (!d.dim) return fail(absl::StrCat("input '", input, "' axis ", d.axis, " is unknown"));
       const int64_t v = dims[d.axis];
       if (auto c = d.dim->AsConstant()) {
-        if (*c != v) return std::nullopt;
+        if (*c != v) {
+          return fail(
+              absl::StrCat("input '", input, "' axis ", d.axis, " is static, ", *c, ", not ", v));
+        }
       } else if (auto name = d.dim->AsSymbol()) {
         auto bound = b.Get(*name);
-        if (bound && *bound != v) return std::nullopt;  // one symbol, two sizes
+        if (bound && *bound != v) {  // one symbol, two sizes
+          return fail(absl::StrCat("input '", input, "' axis ", d.axis, " is ", std::string(*name),
+                                   ", which another dim makes ", *bound, ", not ", v));
+        }
         b.Set(*name, v);
       }
     }
-    if (rank != static_cast<int64_t>(dims.size())) return std::nullopt;
+    if (rank != static_cast<int64_t>(dims.size())) {
+      const auto& inputs = model_.graph().proto().input();
+      const std::string& wanted = input;  // a structured binding no lambda may capture
+      if (std::none_of(inputs.begin(), inputs.end(),
+                       [&](const auto& i) { return i.name() == wanted; })) {
+        return fail(absl::StrCat("the model has no input '", input, "'"));
+      }
+      return fail(
+          absl::StrCat("input '", input, "' has rank ", rank, " in the model, not ", dims.size()));
+    }
+  }
+  // A dim the inputs declare as an expression of symbols (torch.export's 2*s27 for a skip
+  // connection twice the size of another input) holds at the bound sizes or the shapes do
+  // not fit the model.
+  for (const auto& [input, dims] : shapes) {
+    for (const infer::InputDim& d : inference_.input_dims) {
+      if (d.input != input || !d.dim || d.dim->AsConstant() || d.dim->AsSymbol()) continue;
+      const std::optional<int64_t> v = d.dim->Evaluate(b);
+      if (v && *v != dims[d.axis]) {
+        return fail(absl::StrCat("input '", input, "' axis ", d.axis, " is declared ",
+                                 d.dim->ToString(), ", which is ", *v, " at these sizes, not ",
+                                 dims[d.axis]));
+      }
+    }
   }
   return b;
 }

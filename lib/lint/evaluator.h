@@ -80,9 +80,11 @@ class GraphEvaluator {
   std::optional<std::vector<int64_t>> DimsAt(std::string_view value,
                                              const sym::Binding& binding) const;
   // Values for the input symbols that give the graph inputs these concrete shapes, or nullopt
-  // when a shape contradicts a static dim or the rank.
+  // when a shape contradicts a static dim, the rank, or a dim declared as an expression of
+  // symbols (`why`, when given, says which).
   std::optional<sym::Binding> BindInputs(
-      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes) const;
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
+      std::string* why = nullptr) const;
 
  private:
   std::vector<ShapeAt> OutputShapes(const sym::Binding& binding) const;

@@ -35,11 +35,11 @@ absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec
   const std::set<std::string> known(symbols.begin(), symbols.end());
   sym::Binding binding;
   if (!spec.shapes.empty()) {
-    auto bound = analysis.BindInputs(spec.shapes);
+    std::string why;
+    auto bound = analysis.BindInputs(spec.shapes, &why);
     if (!bound) {
       return absl::InvalidArgumentError(
-          "an input shape does not fit the model (unknown input, other rank, or a static dim "
-          "that differs)");
+          absl::StrCat("an input shape does not fit the model: ", why));
     }
     binding = *bound;
   }

@@ -94,5 +94,23 @@ TEST_CASE("load errors: the subcommands read directories and standard input as l
                          "x_dynamic_axes_3, x_dynamic_axes_4)\n");
 }
 
+TEST_CASE("cli: a probe whose shapes contradict an input declared as an expression is refused",
+          "[cli]") {
+  // torch.export declared the skip connection's input as twice the low one (2*s27, 2*s37), the
+  // relation a guard of the trace found. By hand: at low 4 x 5, skip's axis 2 is 8; 9 does not
+  // fit, and the probe says so instead of probing skip at 8.
+  const std::string unet =
+      SHAPELINT_SOURCE_DIR "/tests/corpus/veiled/unet_skip_shape_mismatch_branch.dynamo.onnx";
+  Outcome unfit = RunCli({"probe", "--dims", "low=3x4x4x5,skip=3x4x9x11", unet});
+  CHECK(unfit.code == kExitError);
+  CHECK(unfit.out == unet +
+                         ": error: probe 'low=3x4x4x5,skip=3x4x9x11': an input shape does not fit "
+                         "the model: input 'skip' axis 2 is declared 2*s27, which is 8 at these "
+                         "sizes, not 9\n");
+  Outcome fits = RunCli({"probe", "--dims", "low=3x4x4x5,skip=3x4x8x10", unet});
+  CHECK(fits.code == kExitClean);
+  CHECK_THAT(fits.out, Contains("input skip: [3, 4, 8, 10]"));
+}
+
 }  // namespace
 }  // namespace shapelint::cli
