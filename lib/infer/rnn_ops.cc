@@ -4,7 +4,8 @@
 //             Y_h, Y_c, initial_h, initial_c [num_directions, batch, hidden]
 //   layout 1: X [batch, seq, input]  Y [batch, seq, num_directions, hidden]
 //             Y_h, Y_c, initial_h, initial_c [batch, num_directions, hidden]
-// W is [num_directions, gates * hidden, input] and R [num_directions, gates * hidden, hidden].
+// W is [num_directions, gates * hidden, input] and R [num_directions, gates * hidden, hidden];
+// sequence_lens is [batch].
 #include "absl/strings/str_cat.h"
 #include "infer/nn_util.h"
 #include "infer/op_context.h"
@@ -65,6 +66,24 @@ void InferRecurrent(OpContext& ctx, const char* op, int state_outputs) {
         RequirementKind::kBroadcast, Relation::kEqual, (*init.shape)[layout == 0 ? 0 : 1], C(dirs),
         absl::StrCat(op, " input ", 5 + s, " axis ", layout == 0 ? 0 : 1, " vs num_directions"),
         kNoOrigin, layout == 0 ? 0 : 1);
+  }
+  // sequence_lens (input 4) holds one length per sequence of the batch (ONNX: shape
+  // [batch_size]), each at most the sequence's length; ONNX Runtime refuses another shape
+  // ("Input sequence_lens must have shape {3}") and longer lengths ("All values must be >= 0
+  // and <= seq_length").
+  const TensorFact& lens = ctx.in(4);
+  if (lens.shape && lens.rank() == 1) {
+    ctx.Require(RequirementKind::kBroadcast, Relation::kEqual, (*lens.shape)[0], batch,
+                absl::StrCat(op, " sequence_lens length vs X batch"), kNoOrigin, 0);
+  }
+  if (lens.values) {
+    for (const Element& e : *lens.values) {
+      if (!ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, seq, e.value,
+                       absl::StrCat(op, " sequence_lens vs the sequence length"), e.origin,
+                       layout == 0 ? 0 : 1)) {
+        break;
+      }
+    }
   }
   if (ctx.num_outputs() > 0) {
     ctx.out(0).shape =

@@ -100,11 +100,13 @@ constexpr int kMaxSealedWarnedHealthyWithExportDims = 1;
 // (docs/ground-truth.md, "Veiled modules"). Measured 3 and 3 of 15 with an error, 5 and 5 with
 // an error or a warning. Since then (read from this corpus: no held-out figure) 4 and 4, 6 and
 // 6: an initializer torch.export's signature does not list and the optimizer folded from no
-// parameter is no per-channel weight (hann_taper_window_of_length.dynamo's SL005).
-constexpr double kMinVeiledRecall = 0.26;
-constexpr double kMinVeiledRecallWithExportDims = 0.26;
-constexpr double kMinVeiledFlagged = 0.39;
-constexpr double kMinVeiledFlaggedWithExportDims = 0.39;
+// parameter is no per-channel weight (hann_taper_window_of_length.dynamo's SL005); 5 and 5, 7
+// and 7 since the engine knows a recurrent layer's sequence_lens has one length per sequence
+// (gru_pack_padded_lengths_list.ts's SL005, from ONNX's definition of the op).
+constexpr double kMinVeiledRecall = 0.32;
+constexpr double kMinVeiledRecallWithExportDims = 0.32;
+constexpr double kMinVeiledFlagged = 0.46;
+constexpr double kMinVeiledFlaggedWithExportDims = 0.46;
 // Healthy veiled files with a warning, alone and told: SL010 on the TopK of DGCNN's k nearest
 // neighbours, k = 4 of the points, which TorchScript records no line for (dgcnn_knn_edge_
 // features.ts: a limit the source owns, a warning by policy); told, SL007 on the TorchScript

@@ -297,6 +297,33 @@ g (float[T,B,16] x, float[1,60,16] w, float[1,60,20] rr) => (float[T,1,B,20] y) 
   CHECK(nohs.Shape("yh") == "[1, B, 20]");
 }
 
+TEST_CASE("recurrent layers: sequence_lens has one length per sequence, none past the axis",
+          "[infer][nn]") {
+  // ONNX declares sequence_lens [batch_size]; ONNX Runtime refuses another shape ("Input
+  // sequence_lens must have shape {3}. Actual:{2}") and a length past the sequence ("All values
+  // must be >= 0 and <= seq_length"). Lengths [5, 5] written at the example (batch 2, 5 steps).
+  auto r = Infer(R"(
+g (float[B,T,8] x, float[1,24,8] w, float[1,24,8] rr, int32[B] lens) => (float[B,T,1,8] y) {
+  five = Constant <value = int32[2] {5, 5}> ()
+  y, yh = GRU <hidden_size = 8, layout = 1> (x, w, rr, , five)
+  ty, tyh = GRU <hidden_size = 8, layout = 1> (x, w, rr, , lens)
+})",
+                 14);
+  const Requirement* batch = r.FindRequirement("2", "B");
+  REQUIRE(batch != nullptr);
+  CHECK(batch->relation == Relation::kEqual);
+  CHECK_THAT(batch->what, Catch::Matchers::Contains("sequence_lens length vs X batch"));
+  const Requirement* steps = r.FindRequirement("T", "5");
+  REQUIRE(steps != nullptr);
+  CHECK(steps->relation == Relation::kAtLeast);
+  // A tensor of the batch's own lengths, values unknown, asks for nothing.
+  int on_lens = 0;
+  for (const Requirement& q : r.inference.requirements) {
+    on_lens += q.value == "ty";
+  }
+  CHECK(on_lens == 0);
+}
+
 TEST_CASE("Attention-23: 4-D and 3-D forms, KV cache", "[infer][nn]") {
   auto r = Infer(R"(
 g (float[B,8,S,64] q, float[B,2,L,64] k, float[B,2,L,32] v, float[B,2,P,64] pk,
