@@ -162,16 +162,9 @@ struct Window {
 };
 
 std::string WindowExport(const Window& e) {
-  ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
+  ModelProto m = ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[16, 16]}");
   auto* g = m.mutable_graph();
   g->set_name("main");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   auto* w = g->add_initializer();
   w->set_name(e.name);
   w->set_data_type(TensorProto::FLOAT);
@@ -191,8 +184,6 @@ std::string WindowExport(const Window& e) {
     AddMetadata(folded, 4, "pkg.onnxscript.optimizer.folded_from", e.folded_from);
   }
   AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.graph_signature", e.signature);
-  AddMetadata(g, 16, "pkg.torch.export.ExportedProgram.range_constraints",
-              "{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[16, 16]}");
   return m.SerializeAsString();
 }
 
