@@ -188,8 +188,7 @@ class FoldedConstant : public Rule {
                           "example's size, and eager PyTorch builds it again for each input"),
              std::nullopt});
       } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
-                 src.values.empty() && folded.recorded && !folded.module_state &&
-                 analysis.signature().Lists(src.name) == false) {
+                 src.values.empty() && folded.made_by_trace) {
         // torch.hann_window(int(...)): neither a parameter or buffer of the program's record
         // nor folded from one. The two records rule out a table the module holds.
         f.notes.push_back(

@@ -108,6 +108,7 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
   }
   out.only_module_state = all_listed;
   out.sliced_module_state = out.module_state && sliced;
+  out.made_by_trace = !out.module_state && signature.Lists(name) == false;
   return out;
 }
 
@@ -162,10 +163,7 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   const std::optional<bool> listed = initializer ? signature.Lists(src.name) : std::nullopt;
   if (listed.value_or(src.node < 0 && IsParameterName(src.name))) return true;
   if (folded.only_module_state) return true;
-  // Unlisted, and made of no parameter or buffer by the optimizer's record of it: a tensor the
-  // trace made (torch.hann_window(T): folded from the trace's length alone), whatever its shape.
-  // Without the record (a post-processor drops value_info's metadata) nothing says so.
-  if (listed == false && folded.recorded && !folded.module_state) return false;
+  if (folded.made_by_trace) return false;
   // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes
   // on some axes. A size torch.export left free is the trace's; one it pinned may be either
   // (a guard on the parameter's size, or int() on the example's), which the shape tells below.

@@ -96,6 +96,11 @@ std::optional<std::string> TrainedTableMeeting(const ir::Graph& graph, int node,
 struct FoldedSources {
   bool recorded = false;      // the optimizer recorded what it folded the constant from
   bool module_state = false;  // a parameter or buffer went into it
+  // A tensor the trace made: the record lists no parameter or buffer among what went into it,
+  // and the program's signature lists none of its name (torch.hann_window(T), folded from the
+  // trace's length alone), whatever its shape. Without the record (a post-processor drops
+  // value_info's metadata) nothing says so.
+  bool made_by_trace = false;
   // Parameters and buffers alone (each listed in the program's signature): no constant of the
   // trace went into it, so it holds no size of the example, and its size is the module's as a
   // weight's is (a position table looked up by a buffer of every position, CLIP's and ViT's
