@@ -108,6 +108,13 @@ bool ChangedOnlyWhereTargetFollows(const BlameSite& site, const ir::Node& n,
   return true;
 }
 
+// The requirement pinned is an intermediate value_info: the writing tool's inference, a hint.
+bool HintOnly(const Pin& pin) {
+  return pin.requirement != nullptr &&
+         pin.requirement->kind == infer::RequirementKind::kDeclaredShape &&
+         !pin.requirement->interface;
+}
+
 bool IsLiteralReshape(const BlameSite& site, int node) {
   const ir::Node n = site.graph().node(node);
   if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
@@ -124,7 +131,12 @@ bool IsLiteralReshape(const BlameSite& site, int node) {
   return std::any_of(target->values->begin(), target->values->end(), [&](const auto& e) {
     auto c = e.value ? e.value->AsConstant() : std::nullopt;
     const infer::Origin* o = site.inference().OriginOf(e.origin);
-    return c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral();
+    return c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral() &&
+           // A 1 adds a unit axis (GroupNorm(1)'s [0, 1, -1], a decoder's [-1, 1]): no size of
+           // an example by itself. Against a graph output's declaration or a failing node it is
+           // the batch of 1 an exporter wrote ([1, -1]); against a tool's value_info alone,
+           // that value_info is what SL003 reports.
+           (*c != 1 || !HintOnly(site.pin()));
   });
 }
 

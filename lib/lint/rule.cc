@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/provenance.h"
+#include "lint/requirements.h"
 #include "shapelint/infer/facts.h"
 
 namespace shapelint::lint {
@@ -107,8 +108,18 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
         example_output = r.value;
         return true;
       });
+  // A hint false at the export size, where the graph runs, was wrong there already: the tool
+  // that wrote it annotated wrongly (docs/severity.md), whatever it says elsewhere.
+  const bool hint_false_at_export =
+      hints_only && analysis.has_example() &&
+      std::any_of(cause.pins.begin(), cause.pins.end(), [&](const Pin* p) {
+        const std::optional<bool> holds =
+            HoldsUnder(*p->requirement, analysis.ExampleOverWitness());
+        return holds.has_value() && !*holds;
+      });
   f.evidence = example_declarations_only ? Evidence::kHypothesis
                : !hints_only             ? Evidence::kContradiction
+               : hint_false_at_export    ? Evidence::kWrongAnnotation
                : analysis.has_example()  ? Evidence::kHint
                                          : Evidence::kUnverifiedHint;
   if (example_declarations_only) {
