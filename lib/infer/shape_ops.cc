@@ -386,7 +386,11 @@ void InferReshape(OpContext& ctx) {
       continue;
     }
     const Origin* origin = ctx.origin(e.origin);
-    if (c && literal == kNoOrigin && origin != nullptr && origin->IsLiteral()) literal = e.origin;
+    // A 1 multiplies nothing into the count: the literal that sizes it is another entry (or
+    // none, where a table's own element count meets the input's dims: a weight's size).
+    if (c && *c != 1 && literal == kNoOrigin && origin != nullptr && origin->IsLiteral()) {
+      literal = e.origin;
+    }
     out.push_back(e.value);
   }
   if (!x.shape) {
