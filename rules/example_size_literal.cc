@@ -157,19 +157,6 @@ std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
   return std::nullopt;
 }
 
-// True when torch.export specialized every one of `symbols` to its export size: the exporter's
-// own record that the trace computed with that size as a Python number.
-bool AllSpecialized(const Analysis& analysis, const std::vector<std::string>& symbols) {
-  if (symbols.empty()) return false;
-  for (const std::string& s : symbols) {
-    auto it = analysis.specialized().find(s);
-    if (it == analysis.specialized().end() || analysis.example().Get(s) != it->second) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // True when `node` is a layer's contraction with a trained weight: a MatMul, Gemm or Conv whose
 // second input is a float initializer, or its transpose.
 bool ContractsWithWeight(const ir::Graph& g, int node) {
@@ -343,7 +330,7 @@ class ExampleSizeLiteral : public Rule {
         // dim and the node's recorded line takes int() of a size: the record says the line
         // computed with the example's size, whatever arithmetic it did. Not a negative bound
         // or index (counted from the end) and not 0 or 1, which no size needs to explain.
-        if (!form && slot.literal >= 2 && AllSpecialized(analysis, slot.dim.Symbols()) &&
+        if (!form && slot.literal >= 2 && analysis.AllSpecialized(slot.dim.Symbols()) &&
             line_takes_int_of_size()) {
           form = kRecordedLine;
           how = absl::StrCat("computed from ", DimText(slot.dim), " on the recorded line");
@@ -356,7 +343,7 @@ class ExampleSizeLiteral : public Rule {
           const std::vector<std::string> own = slot.dim.Symbols();
           const std::optional<int64_t> size =
               own.size() == 1 ? analysis.example().Get(own[0]) : std::nullopt;
-          if (size && *size == slot.literal && AllSpecialized(analysis, own)) {
+          if (size && *size == slot.literal && analysis.AllSpecialized(own)) {
             form = kSpecializedSize;
             how = absl::StrCat("the size torch.export specialized ", own[0], " to");
             d = size;
@@ -407,7 +394,7 @@ class ExampleSizeLiteral : public Rule {
       auto counterexample = analysis.FailureNearExample(symbols, g, index, probes);
       // Without a failure, the exporter's record that every size the literal derives from was
       // a Python number in the trace is evidence of its own, shown where the literal stays.
-      const bool recorded = AllSpecialized(analysis, symbols) || line_takes_int_of_size();
+      const bool recorded = analysis.AllSpecialized(symbols) || line_takes_int_of_size();
       Evidence evidence = Evidence::kContradiction;
       if (!counterexample && recorded) {
         counterexample = ChangeAwayFromExample(analysis, g, index, symbols, literals);
@@ -472,7 +459,7 @@ class ExampleSizeLiteral : public Rule {
                other.operand == slot.operand;
       };
       if (slot.literal < 2 || !slot.polynomial || slot.dim.IsConstant() ||
-          FixedByWeight(analysis, slot.dim) || AllSpecialized(analysis, slot.dim.Symbols()) ||
+          FixedByWeight(analysis, slot.dim) || analysis.AllSpecialized(slot.dim.Symbols()) ||
           WritesNumber(line.code, slot.literal) ||
           std::count_if(slots.begin(), slots.end(), same_place) != 1) {
         continue;

@@ -148,26 +148,29 @@ class FoldedConstant : public Rule {
                                   " and meets the dynamic ", absl::StrJoin(cause.symbols, ", "),
                                   " in ", meets.op_type(), " (", r.what, ")"));
       f.attribute = src.name;
-      // A float table folded from a lookup: a trained table gathered by a buffer of indices
-      // (an attention bias by relative positions, sized by the configured resolution) fixes
-      // the size in the PyTorch module too; positions computed from the example's size do not.
-      // The graph cannot tell which: the error's statements about the ONNX model hold either
-      // way, and the source may share the limit (docs/severity.md).
       const ONNX_NAMESPACE::TensorProto* table =
           src.node < 0 ? src.graph->Initializer(src.name) : nullptr;
       const FoldedSources folded =
           table != nullptr ? ReadFoldedSources(*src.graph, src.name, analysis.signature())
                            : FoldedSources{};
-      if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
-          src.values.empty() && NamedAsLookupOutput(src.name)) {
+      const bool float_table = table != nullptr &&
+                               table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
+                               src.values.empty();
+      if (float_table && NamedAsLookupOutput(src.name)) {
+        // A float table folded from a lookup (its name says so): a trained table gathered by a
+        // buffer of indices (an attention bias by relative positions, sized by the configured
+        // resolution) fixes the size in the PyTorch module too; positions computed from the
+        // example's size do not. The graph cannot tell which: two readings, a hypothesis
+        // (docs/severity.md), unless torch.export specialized every size it meets.
         f.notes.push_back(
             {"the table was folded from a lookup (its name is a Gather's or an embedding's "
-             "output): if the module "
-             "looked a trained table up by a buffer of indices (an attention bias by relative "
-             "position), the PyTorch module accepts only this grid as well, and eager PyTorch "
-             "fails at the counterexample too; if by positions computed from the example's "
-             "size, only the export does. A run of the module settles which",
+             "output): if the module looked a trained table up by a buffer of indices (an "
+             "attention bias by relative position), the PyTorch module accepts only this grid "
+             "as well, and eager PyTorch fails at the counterexample too; if by positions "
+             "computed from the example's size, only the export does. A run of the module "
+             "settles which",
              std::nullopt});
+        if (!analysis.AllSpecialized(cause.symbols)) f.evidence = Evidence::kHypothesis;
       } else if (folded.sliced_module_state) {
         // A parameter the trace cut (self.w[:T, :T]): eager PyTorch cuts it again for each
         // input, the graph holds the cut of the example.
@@ -187,8 +190,7 @@ class FoldedConstant : public Rule {
                           "lists one: arange, zeros, expand, ...): forward built it from the "
                           "example's size, and eager PyTorch builds it again for each input"),
              std::nullopt});
-      } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
-                 src.values.empty() && folded.made_by_trace) {
+      } else if (float_table && folded.made_by_trace) {
         // torch.hann_window(int(...)): neither a parameter or buffer of the program's record
         // nor folded from one. The two records rule out a table the module holds.
         f.notes.push_back(
@@ -199,8 +201,7 @@ class FoldedConstant : public Rule {
                           "forward built it from the example's size, and eager PyTorch builds it "
                           "again for each input"),
              std::nullopt});
-      } else if (table != nullptr && table->data_type() == ONNX_NAMESPACE::TensorProto::FLOAT &&
-                 src.values.empty()) {
+      } else if (float_table) {
         // Any other float table: prior boxes or a position table the module holds for its
         // configured input (a buffer) fold to the same initializer as one built from the
         // example's size with torch.arange(int(...)).

@@ -189,4 +189,13 @@ bool Analysis::FixedByWeight(const std::string& symbol) const {
   return false;
 }
 
+bool Analysis::AllSpecialized(const std::vector<std::string>& symbols) const {
+  if (symbols.empty()) return false;
+  for (const std::string& s : symbols) {
+    auto it = specialized_.find(s);
+    if (it == specialized_.end() || example().Get(s) != it->second) return false;
+  }
+  return true;
+}
+
 }  // namespace shapelint::lint

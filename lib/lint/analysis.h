@@ -64,6 +64,9 @@ class Analysis {
   // Input symbols declared dynamic that torch.export recorded specialized to one size, with
   // that size (lint/export_ranges.h); empty for models without its record.
   const std::map<std::string, int64_t>& specialized() const { return specialized_; }
+  // True when torch.export specialized every one of `symbols` (at least one) to its export
+  // size: the exporter's own record that the trace computed with that size as a Python number.
+  bool AllSpecialized(const std::vector<std::string>& symbols) const;
   // Ranges torch.export recorded narrower than every size yet holding more than one, by input
   // symbol (lint/export_ranges.h InputSymbolRanges::bounds).
   const std::map<std::string, ExportRange>& recorded_bounds() const { return recorded_.bounds; }
