@@ -274,25 +274,44 @@ std::vector<Slot> GridSampleSlots(const NodeSite& at) {
 }
 
 // A token count folded back into a square grid: reshape(b, c, int(sqrt(T)), int(sqrt(T))). Not
-// where the target's literals only regroup the input's static dims: an attention's
-// [B, -1, 4, 8] splits a hidden size of 32 into heads, whatever sqrt(T) was at export.
+// where the target's literals only regroup the input's static content: an attention's
+// [B, -1, 4, 8] splits a hidden size of 32 into heads, whatever sqrt(T) was at export, and so
+// do DeBERTa's [B, T, 4, -1] of [B, T, 32] and [-1, 4, T, T] of [4 * B, T, T] (4 heads at 16
+// tokens): the input's element count divided by the target's dims from the input's shape and
+// its literals is a polynomial, which the -1 takes (32 * B * T / (4 * B * T) = 8). A literal
+// that stands for sqrt(T) leaves T / 4 there, no polynomial.
 std::vector<Slot> ReshapeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* target = ValuesOf(at.analysis, at.n, 1);
   if (target == nullptr || at.data == nullptr || !at.data->shape) return slots;
   int64_t static_elements = 1, literal_elements = 1;
+  sym::MaybeExpr count = sym::Expr::Constant(1), taken = sym::Expr::Constant(1);
+  bool infers = false;
   for (const auto& d : *at.data->shape) {
     const std::optional<int64_t> c = d ? d->AsConstant() : std::nullopt;
     if (c && (*c < 0 || __builtin_mul_overflow(static_elements, *c, &static_elements)))
       return slots;
+    count = sym::Mul(count, d);
   }
-  for (const Element& e : *target) {
+  // A 0 copies the input's dim in its place (Reshape without allowzero, as exporters write it).
+  const bool zero_copies = at.n.IntAttribute("allowzero").value_or(0) == 0;
+  for (size_t i = 0; i < target->size(); ++i) {
+    const Element& e = (*target)[i];
     const std::optional<int64_t> v = ConstantOf(e);
     if (v && *v >= 2 && __builtin_mul_overflow(literal_elements, *v, &literal_elements)) {
       return slots;
     }
+    if (v == -1) {
+      infers = true;
+    } else if (v == 0) {
+      taken = zero_copies && i < at.data->shape->size() ? sym::Mul(taken, (*at.data->shape)[i])
+                                                        : std::nullopt;
+    } else {
+      taken = sym::Mul(taken, e.value);
+    }
   }
   if (literal_elements == static_elements) return slots;
+  if (infers && sym::ExactDiv(count, taken)) return slots;
   for (size_t i = 0; i < target->size(); ++i) {
     const Element& e = (*target)[i];
     auto v = ConstantOf(e);
