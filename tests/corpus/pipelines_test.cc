@@ -74,6 +74,23 @@ TEST_CASE("third-party exporters: no false errors, few warnings", "[corpus][pipe
   CheckScores(ScoreCorpus("third", true), 0);
 }
 
+// The held-out pipelines (tests/corpus/pipes, tools/models/export_pipes.py): optimum-onnx's
+// main_export on 30 architectures tests/corpus/third does not hold, each as exported and after
+// onnxslim, every file held out. Errors on 3 of the 9 breaking files (MobileViT's two; LongT5's
+// merged decoder after onnxslim, which the loader refuses as invalid, invalid_models.h), errors or
+// warnings on 5 (Swin's window padding, SL013), alone and told, as first measured and since
+// (docs/ground-truth.md). The misses: DPT's fusion stage, whose shapes the engine loses at
+// int(math.sqrt(T)) (a square root is outside its algebra), and two merged decoders onnxslim
+// broke in a way the loader does not see (ONNX Runtime refuses them at any size).
+constexpr double kMinPipesRecall = 0.33;
+constexpr double kMinPipesFlagged = 0.55;
+
+TEST_CASE("held-out optimum pipelines: no false errors, few warnings, recall floors",
+          "[corpus][pipelines]") {
+  CheckScores(ScoreCorpus("pipes", false), kMinPipesRecall, kMinPipesFlagged);
+  CheckScores(ScoreCorpus("pipes", true), kMinPipesRecall, kMinPipesFlagged);
+}
+
 TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus][pipelines]") {
   // 12 of the 31 break. The misses, each explained in docs/ground-truth.md: the position tables
   // of timm's TorchScript exports (ViT, DeiT, the ResNet hybrid: an SL004 note, as on the
@@ -85,14 +102,14 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
 }
 
 TEST_CASE(
-    "libraries' own export paths, unseen, fresh, blind, sealed and veiled modules: the files "
-    "name no machine's files",
+    "libraries' own export paths, held-out pipelines, unseen, fresh, blind, sealed and veiled "
+    "modules: the files name no machine's files",
     "[corpus][pipelines]") {
   // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
   // relative to the repository or from site-packages/ on (torch2_runs.scrub_paths,
   // portable_text): an absolute one would be the generating machine's.
   for (const fs::path& file :
-       DirectoryFiles({"library", "unseen", "fresh", "blind", "sealed", "veiled"})) {
+       DirectoryFiles({"library", "unseen", "fresh", "blind", "sealed", "veiled", "pipes"})) {
     INFO(file.filename().string());
     const std::string text = testing::ReadFile(file);
     // Absolute prefixes, and this checkout's own path (a file regenerated here).
