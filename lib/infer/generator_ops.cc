@@ -85,6 +85,7 @@ void InferConstantOfShape(OpContext& ctx) {
   // The `value` attribute (one element) gives type and fill; without it, float32 zeros.
   const TensorProto* value = ctx.AttrTensor("value");
   y.elem_type = value != nullptr ? value->data_type() : TensorProto::FLOAT;
+  if (!RequireVector(ctx, 0, "shape")) return;
   const TensorFact& shape = ctx.in(0);
   if (!shape.values) {
     auto len = ConstLength(ctx, 0);

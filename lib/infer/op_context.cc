@@ -224,7 +224,9 @@ bool OpContext::Require(RequirementKind kind, Relation relation, const sym::Mayb
                         const sym::MaybeExpr& rhs, std::string what, OriginId origin,
                         int64_t axis) {
   if (!lhs || !rhs) return true;  // unknown: nothing to check, nothing to claim
-  if (!record_requirements_) return true;
+  // An operand's rank is checked when ONNX Runtime loads the model, in every branch of an If
+  // whichever runs: a wrong one refuses the whole file.
+  if (!record_requirements_ && kind != RequirementKind::kOperandRank) return true;
   if (*lhs == *rhs) return true;
   auto l = lhs->AsConstant();
   auto r = rhs->AsConstant();

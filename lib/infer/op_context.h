@@ -123,7 +123,8 @@ class OpContext {
                int64_t axis = -1);
 
   // Inside a subgraph whose execution depends on data (a branch of an If whose condition is
-  // not known, a Loop body), requirements are not recorded: they may never have to hold.
+  // not known, a Loop body), requirements are not recorded: they may never have to hold. An
+  // operand's rank (kOperandRank) is: ONNX Runtime checks it when it loads the model.
   void set_record_requirements(bool record) { record_requirements_ = record; }
 
   // Notes that the op's output stays unknown for `reason` (at most one note per op type).

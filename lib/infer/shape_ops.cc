@@ -358,6 +358,11 @@ void InferReshape(OpContext& ctx) {
   y.elem_type = x.elem_type;
   y.values = x.values;
   y.forms = x.forms;  // same elements
+  if (!RequireVector(ctx, 1, "shape")) {
+    y.values.reset();
+    y.forms = {};
+    return;
+  }
   if (!target.values) {
     // Rank is still known from the target's length.
     if (target.shape && target.shape->size() == 1 && (*target.shape)[0]) {

@@ -96,6 +96,7 @@ void InferExpand(OpContext& ctx) {
   const TensorFact& x = ctx.in(0);
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
+  if (!RequireVector(ctx, 1, "shape")) return;
   if (!x.shape) return;  // the output rank is max(rank(input), len(shape))
   const TensorFact& target = ctx.in(1);
   if (!target.values) {
@@ -139,6 +140,7 @@ void InferTile(OpContext& ctx) {
   const TensorFact& x = ctx.in(0);
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
+  if (!RequireVector(ctx, 1, "repeats")) return;
   if (!x.shape) return;
   auto repeats = ElementValues(ctx, 1);
   if (!repeats) {

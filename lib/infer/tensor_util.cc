@@ -207,6 +207,27 @@ std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i) {
   return (*f.shape)[0]->AsConstant();
 }
 
+bool RequireVector(OpContext& ctx, size_t i, std::string_view what) {
+  if (!ctx.has_input(i) || !ctx.in(i).shape) return true;
+  const TensorFact& operand = ctx.in(i);
+  const int64_t rank = static_cast<int64_t>(operand.shape->size());
+  if (rank == 1) return true;
+  // ONNX Runtime reads a literal operand of any rank flat, and runs; one the graph computes it
+  // refuses when it loads the model, its shape inference knowing the rank ("shape input must be
+  // 1D tensor"). Only the second is a model that cannot run.
+  if (operand.values && !operand.values->empty() &&
+      std::all_of(operand.values->begin(), operand.values->end(), [&](const Element& e) {
+        const Origin* o = ctx.origin(e.origin);
+        return o != nullptr && o->IsLiteral();
+      })) {
+    return true;
+  }
+  return ctx.Require(RequirementKind::kOperandRank, Relation::kEqual, sym::Expr::Constant(rank),
+                     sym::Expr::Constant(1),
+                     absl::StrCat("the rank of ", ctx.node().op_type(), "'s ", std::string(what),
+                                  ", which the op takes 1-D"));
+}
+
 std::optional<std::vector<int64_t>> StaticDims(const Dims& dims) {
   std::vector<int64_t> out;
   int64_t count = 1;

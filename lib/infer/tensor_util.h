@@ -66,6 +66,10 @@ std::optional<Element> SingleElement(const OpContext& ctx, size_t i);
 bool KnownEmpty(const OpContext& ctx, size_t i);
 // Number of elements of a 1-D input `i` when its length is a constant.
 std::optional<int64_t> ConstLength(const OpContext& ctx, size_t i);
+// Requires input `i`, a list of sizes (Expand's shape, Reshape's target, Tile's repeats), to be
+// 1-D, as the op's definition does, when its rank is known (kOperandRank). False when it is
+// known not to be: the op's output is then no shape at all.
+bool RequireVector(OpContext& ctx, size_t i, std::string_view what);
 
 // Constant values of a float (or integer) input `i`: integer values the engine tracks, or the
 // data of an initializer or Constant node that produces it (float and double tensors).

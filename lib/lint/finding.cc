@@ -54,6 +54,8 @@ std::string_view EvidenceName(Evidence e) {
       return "run";
     case Evidence::kSourceMismatch:
       return "source-mismatch";
+    case Evidence::kBroken:
+      return "broken";
   }
   return "unknown";
 }

@@ -13,6 +13,7 @@ Severity SeverityOf(Evidence evidence) {
     case Evidence::kExporterRecord:
     case Evidence::kRun:
     case Evidence::kSourceMismatch:
+    case Evidence::kBroken:
       return Severity::kError;
     case Evidence::kHypothesis:
     case Evidence::kBakedDeclaration:

@@ -46,9 +46,10 @@ inline std::vector<std::string> ErrorsFalseAtExport(const ir::Model& model,
   const Counterexample& at = probed->front().at;
   for (const Finding& f : findings) {
     // A source mismatch claims no bake: the graph computes another value than its recorded
-    // source, at the export size too where the two differ there (docs/severity.md).
+    // source, at the export size too where the two differ there; nor does a node that fails
+    // at every size, SL016's broken model (docs/severity.md).
     if (f.severity != Severity::kError || !f.counterexample ||
-        f.evidence == Evidence::kSourceMismatch) {
+        f.evidence == Evidence::kSourceMismatch || f.evidence == Evidence::kBroken) {
       continue;
     }
     const Counterexample& cx = *f.counterexample;

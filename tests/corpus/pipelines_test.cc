@@ -76,14 +76,14 @@ TEST_CASE("third-party exporters: no false errors, few warnings", "[corpus][pipe
 
 // The held-out pipelines (tests/corpus/pipes, tools/models/export_pipes.py): optimum-onnx's
 // main_export on 30 architectures tests/corpus/third does not hold, each as exported and after
-// onnxslim, every file held out. Errors on 3 of the 9 breaking files (MobileViT's two; LongT5's
-// merged decoder after onnxslim, which the loader refuses as invalid, invalid_models.h), errors or
-// warnings on 5 (Swin's window padding, SL013), alone and told, as first measured and since
-// (docs/ground-truth.md). The misses: DPT's fusion stage, whose shapes the engine loses at
-// int(math.sqrt(T)) (a square root is outside its algebra), and two merged decoders onnxslim
-// broke in a way the loader does not see (ONNX Runtime refuses them at any size).
-constexpr double kMinPipesRecall = 0.33;
-constexpr double kMinPipesFlagged = 0.55;
+// onnxslim, every file held out. Errors on 5 of the 9 breaking files (MobileViT's two; LongT5's
+// merged decoder after onnxslim, which the loader refuses as invalid, invalid_models.h; mBART's
+// and Pegasus' after onnxslim, whose Expand gets a computed shape of rank 4, SL016), errors or
+// warnings on 7 (Swin's window padding, SL013), alone and told; 3 and 5 as first measured
+// (docs/ground-truth.md). The miss: DPT's fusion stage, whose shapes the engine loses at
+// int(math.sqrt(T)) (a square root is outside its algebra).
+constexpr double kMinPipesRecall = 0.55;
+constexpr double kMinPipesFlagged = 0.77;
 
 TEST_CASE("held-out optimum pipelines: no false errors, few warnings, recall floors",
           "[corpus][pipelines]") {

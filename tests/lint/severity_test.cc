@@ -85,6 +85,7 @@ TEST_CASE("severity policy: evidence names are the JSON report's", "[lint][sever
   CHECK(EvidenceName(Evidence::kBakedDeclaration) == "baked-declaration");
   CHECK(EvidenceName(Evidence::kWrongAnnotation) == "wrong-annotation");
   CHECK(EvidenceName(Evidence::kSourceMismatch) == "source-mismatch");
+  CHECK(EvidenceName(Evidence::kBroken) == "broken");
 }
 
 }  // namespace

@@ -116,6 +116,8 @@ enum class RequirementKind {
   kWindow,         // a kernel window fits in the padded input (Conv: once; pooling: an empty
                    // output is allowed, a negative one is not)
   kExportRange,    // a range the exporter recorded for an input symbol (no node's; lint/)
+  kOperandRank,    // an operand has the rank the op's definition requires (Expand's shape is
+                   // 1-D): checked when the model loads, in every branch, whichever runs
 };
 
 // Something that must hold for the graph to run (or to keep its declared shapes).

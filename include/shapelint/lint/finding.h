@@ -54,6 +54,10 @@ enum class Evidence {
   // computes another value than that op at sizes the inputs declare valid (a truncating Div),
   // the export size among them unless it happens to agree there; the counterexample shows it.
   kSourceMismatch = 10,
+  // error: not a bake: a node fails at every size, the export size included (operands that
+  // can never agree, an operand of a rank the op does not take): ONNX Runtime cannot run the
+  // model, or refuses to load it; the counterexample shows it at the witness.
+  kBroken = 11,
 };
 std::string_view EvidenceName(Evidence e);  // "contradiction", "exporter-record", ...
 
