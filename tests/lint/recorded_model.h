@@ -65,6 +65,26 @@ inline ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
   return m;
 }
 
+// Adds a node `op`(`inputs`) -> `output` to `graph`, and returns it for its attributes.
+inline ONNX_NAMESPACE::NodeProto* AddNode(ONNX_NAMESPACE::GraphProto* graph, const std::string& op,
+                                          const std::vector<std::string>& inputs,
+                                          const std::string& output) {
+  auto* node = graph->add_node();
+  node->set_op_type(op);
+  for (const std::string& in : inputs) node->add_input(in);
+  node->add_output(output);
+  return node;
+}
+
+// Adds Transpose(`input`) -> `output` swapping the last two of three axes (perm [0, 2, 1]).
+inline void AddSwapLastAxes(ONNX_NAMESPACE::GraphProto* graph, const std::string& input,
+                            const std::string& output) {
+  auto* perm = AddNode(graph, "Transpose", {input}, output)->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(ONNX_NAMESPACE::AttributeProto::INTS);
+  for (int p : {0, 2, 1}) perm->add_ints(p);
+}
+
 // Adds a metadata entry to `message`'s field `number` (IR 10's metadata_props of a graph, 16, or
 // of a value_info, 4), which the onnx.proto this builds against does not declare: as the unknown
 // field the loader reads.
