@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
+#include "lint/requirements.h"
 #include "lint/rule.h"
 
 namespace shapelint::lint {
@@ -108,13 +109,6 @@ bool ChangedOnlyWhereTargetFollows(const BlameSite& site, const ir::Node& n,
   return true;
 }
 
-// The requirement pinned is an intermediate value_info: the writing tool's inference, a hint.
-bool HintOnly(const Pin& pin) {
-  return pin.requirement != nullptr &&
-         pin.requirement->kind == infer::RequirementKind::kDeclaredShape &&
-         !pin.requirement->interface;
-}
-
 bool IsLiteralReshape(const BlameSite& site, int node) {
   const ir::Node n = site.graph().node(node);
   if (n.op_type() != "Reshape" || n.input_size() < 2) return false;
@@ -136,7 +130,7 @@ bool IsLiteralReshape(const BlameSite& site, int node) {
            // an example by itself. Against a graph output's declaration or a failing node it is
            // the batch of 1 an exporter wrote ([1, -1]); against a tool's value_info alone,
            // that value_info is what SL003 reports.
-           (*c != 1 || !HintOnly(site.pin()));
+           (*c != 1 || !IsHint(*site.pin().requirement));
   });
 }
 

@@ -61,7 +61,7 @@ class DeclaredShapeMismatch : public Rule {
   Finding Report(const Analysis& analysis, const Cause& cause, const Pin& pin,
                  std::map<std::pair<std::string, int64_t>, bool>& fails_at) const {
     const infer::Requirement& r = *pin.requirement;
-    const bool false_at_export = pin.always_false || FalseAtExport(analysis, r);
+    const bool false_at_export = pin.always_false || analysis.FalseAtExport(r);
     std::string message =
         absl::StrCat(r.what, ", but the graph computes ", r.lhs.ToString(kMaxExprText),
                      pin.always_false ? " at every size"
@@ -166,13 +166,6 @@ class DeclaredShapeMismatch : public Rule {
     if (!false_at_export || !analysis.has_example()) return;
     f.witness.reset();
     if (auto c = analysis.CounterexampleAt(analysis.ExampleOverWitness())) f.counterexample = *c;
-  }
-
-  // Whether the declaration is false at the export sizes, where they are known.
-  static bool FalseAtExport(const Analysis& analysis, const infer::Requirement& r) {
-    if (!analysis.has_example()) return false;
-    const std::optional<bool> holds = HoldsUnder(r, analysis.ExampleOverWitness());
-    return holds.has_value() && !*holds;
   }
 
   // Who wrote the file, as far as it says: onnx-simplifier leaves its options in the model's

@@ -22,8 +22,9 @@ namespace {
 
 bool NodeRequirementFalseEverywhere(const Pin& pin) {
   const infer::Requirement& r = *pin.requirement;
-  return pin.always_false && r.node >= 0 && r.graph != nullptr &&
-         r.kind != infer::RequirementKind::kDeclaredShape &&
+  // No symbol on either side: two numbers that differ.
+  return pin.always_false && r.node >= 0 && r.graph != nullptr && r.lhs.AsConstant() &&
+         r.rhs.AsConstant() && r.kind != infer::RequirementKind::kDeclaredShape &&
          r.kind != infer::RequirementKind::kExportRange;
 }
 

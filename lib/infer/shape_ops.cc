@@ -356,13 +356,9 @@ void InferReshape(OpContext& ctx) {
   const TensorFact& target = ctx.in(1);
   TensorFact& y = ctx.out(0);
   y.elem_type = x.elem_type;
+  if (!RequireVector(ctx, 1, "shape")) return;
   y.values = x.values;
   y.forms = x.forms;  // same elements
-  if (!RequireVector(ctx, 1, "shape")) {
-    y.values.reset();
-    y.forms = {};
-    return;
-  }
   if (!target.values) {
     // Rank is still known from the target's length.
     if (target.shape && target.shape->size() == 1 && (*target.shape)[0]) {

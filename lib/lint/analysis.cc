@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lint/provenance.h"
+#include "lint/requirements.h"
 
 namespace shapelint::lint {
 
@@ -65,16 +66,14 @@ std::vector<const infer::Requirement*> Joined(
   return out;
 }
 
-bool IsHint(const infer::Requirement* r) {
-  return r->kind == infer::RequirementKind::kDeclaredShape && !r->interface;
-}
+bool IsHintAt(const infer::Requirement* r) { return IsHint(*r); }
 
 // The constraints but intermediate value_info: a hint, the writing tool's inference
 // (docs/severity.md). The sizes where the graph works are the ops' and the interface's to say,
 // not those of a hint that may be wrong everywhere but at a few sizes (onnxslim's h + w - 1 for
 // h * w, which would put the witness of a detector at 473 x 25).
 std::vector<const infer::Requirement*> WithoutHints(std::vector<const infer::Requirement*> all) {
-  std::erase_if(all, IsHint);
+  std::erase_if(all, IsHintAt);
   return all;
 }
 
@@ -91,7 +90,7 @@ Analysis::Analysis(const ir::Model& model)
       solution_(inference_, symbols_, witness_constraints_),
       evaluator_(model_, inference_, symbols_, solution_, recorded_),
       signature_(model_) {
-  if (std::any_of(pins_.constraints.begin(), pins_.constraints.end(), IsHint)) {
+  if (std::any_of(pins_.constraints.begin(), pins_.constraints.end(), IsHintAt)) {
     hinted_ = std::make_unique<Hinted>(*this, Joined(pins_.constraints, recorded_bounds_));
   }
   specialized_ = recorded_.specialized;
@@ -187,6 +186,12 @@ bool Analysis::FixedByWeight(const std::string& symbol) const {
     if (r.symbol == symbol && r.min && r.max && *r.min == *r.max) return true;
   }
   return false;
+}
+
+bool Analysis::FalseAtExport(const infer::Requirement& requirement) const {
+  if (!has_example()) return false;
+  const std::optional<bool> holds = HoldsUnder(requirement, ExampleOverWitness());
+  return holds.has_value() && !*holds;
 }
 
 bool Analysis::AllSpecialized(const std::vector<std::string>& symbols) const {

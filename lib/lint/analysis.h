@@ -67,6 +67,9 @@ class Analysis {
   // True when torch.export specialized every one of `symbols` (at least one) to its export
   // size: the exporter's own record that the trace computed with that size as a Python number.
   bool AllSpecialized(const std::vector<std::string>& symbols) const;
+  // True when the export sizes are known and `requirement` is false there: at the sizes where
+  // the graph was traced and runs, so not a bake (a wrong annotation or declaration).
+  bool FalseAtExport(const infer::Requirement& requirement) const;
   // Ranges torch.export recorded narrower than every size yet holding more than one, by input
   // symbol (lint/export_ranges.h InputSymbolRanges::bounds).
   const std::map<std::string, ExportRange>& recorded_bounds() const { return recorded_.bounds; }

@@ -123,7 +123,7 @@ Counterexample GraphEvaluator::Evaluate(const sym::Binding& binding) const {
     c.failing_node = RefTo(*r.graph, r.node);
     c.failure = DescribeFailure(r, failure->lhs, failure->rhs);
     c.node_fails = r.kind != RequirementKind::kDeclaredShape;
-    c.hint_only = r.kind == RequirementKind::kDeclaredShape && !r.interface;
+    c.hint_only = IsHint(r);
   }
   // Past a node that cannot run there are no outputs to show.
   if (!c.node_fails) c.outputs = OutputShapes(binding);

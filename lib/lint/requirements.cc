@@ -10,6 +10,10 @@ namespace shapelint::lint {
 using infer::Relation;
 using infer::Requirement;
 
+bool IsHint(const Requirement& r) {
+  return r.kind == infer::RequirementKind::kDeclaredShape && !r.interface;
+}
+
 bool IsBakedDeclaration(const Requirement& r) {
   return r.kind == infer::RequirementKind::kDeclaredShape && r.interface && r.rhs.IsConstant() &&
          !r.lhs.IsConstant() && r.lhs.IsPolynomial();

@@ -33,6 +33,10 @@ bool FailingNear(const infer::Requirement& requirement, const std::vector<std::s
                  const sym::Binding& witness, sym::Binding& moved, int64_t nearby,
                  absl::FunctionRef<bool(const sym::Binding&)> accept);
 
+// True when `requirement` is an intermediate value_info's declaration: the writing tool's
+// inference, a hint, not the model's interface (docs/severity.md).
+bool IsHint(const infer::Requirement& requirement);
+
 // True when `requirement` is a graph output's declaration that holds a number where the graph
 // computes the dim from the inputs with no literal on the way (a polynomial of input symbols):
 // the declaration, not the graph, is what was baked at the example.

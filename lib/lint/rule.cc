@@ -89,10 +89,8 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   }
   // Only intermediate value_info contradicts the graph: the writing tool's inference, a hint.
   const bool hints_only =
-      !cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(), [](const Pin* p) {
-        return p->requirement->kind == infer::RequirementKind::kDeclaredShape &&
-               !p->requirement->interface;
-      });
+      !cause.pins.empty() && std::all_of(cause.pins.begin(), cause.pins.end(),
+                                         [](const Pin* p) { return IsHint(*p->requirement); });
   // Only declarations contradict it, and each graph output among them was declared at the
   // example on every axis (another axis holds a number where the graph follows the inputs):
   // the declaration may be what was baked as much as the graph, a hypothesis.
@@ -111,11 +109,8 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
   // A hint false at the export size, where the graph runs, was wrong there already: the tool
   // that wrote it annotated wrongly (docs/severity.md), whatever it says elsewhere.
   const bool hint_false_at_export =
-      hints_only && analysis.has_example() &&
-      std::any_of(cause.pins.begin(), cause.pins.end(), [&](const Pin* p) {
-        const std::optional<bool> holds =
-            HoldsUnder(*p->requirement, analysis.ExampleOverWitness());
-        return holds.has_value() && !*holds;
+      hints_only && std::any_of(cause.pins.begin(), cause.pins.end(), [&](const Pin* p) {
+        return analysis.FalseAtExport(*p->requirement);
       });
   f.evidence = example_declarations_only ? Evidence::kHypothesis
                : !hints_only             ? Evidence::kContradiction
