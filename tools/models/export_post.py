@@ -221,15 +221,16 @@ def processor_versions():
             "ssi": "onnxruntime " + ort.__version__, "ssi-merge": "onnxruntime " + ort.__version__}
 
 
-def _child(processor, model, out_path, err_path):
+def _child(processor, model, out_path, err_path, run=run_processor):
     """Body of the child process: quiet (the tools print progress and tables), and every
-    failure written down for the parent."""
+    failure written down for the parent. `run(processor, model)` does the processing
+    (run_processor here; export_fused.py passes its own)."""
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
     os.dup2(null, 2)
     try:
         with contextlib.redirect_stdout(None):
-            result = run_processor(processor, model)
+            result = run(processor, model)
         if not isinstance(result, onnx.ModelProto):
             raise TypeError("returned %s, not a model" % type(result).__name__)
         with open(out_path, "wb") as f:
@@ -242,7 +243,7 @@ def _child(processor, model, out_path, err_path):
     os._exit(0)
 
 
-def process(processor, model, work):
+def process(processor, model, work, run=run_processor, timeout=TIMEOUT):
     """(processed model, None) or (None, why not): the processor runs in a forked child with a
     timeout, so that a hang or a crash in a tool's native code is recorded, not fatal."""
     out_path, err_path = os.path.join(work, "out.onnx"), os.path.join(work, "err.txt")
@@ -250,13 +251,13 @@ def process(processor, model, work):
         if os.path.exists(p):
             os.remove(p)
     child = multiprocessing.get_context("fork").Process(
-        target=_child, args=(processor, model, out_path, err_path))
+        target=_child, args=(processor, model, out_path, err_path, run))
     child.start()
-    child.join(TIMEOUT)
+    child.join(timeout)
     if child.is_alive():
         child.kill()
         child.join()
-        return None, "timed out after %d s" % TIMEOUT
+        return None, "timed out after %d s" % timeout
     if os.path.exists(err_path):
         with open(err_path) as f:
             return None, f.read()
