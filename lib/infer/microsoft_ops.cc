@@ -6,6 +6,7 @@
 #include "infer/nn_util.h"
 #include "infer/op_context.h"
 #include "infer/ops.h"
+#include "infer/tensor_util.h"
 
 namespace shapelint::infer {
 namespace {
@@ -80,6 +81,39 @@ void InferMsEmbedLayerNormalization(OpContext& ctx) {
   if (ctx.num_outputs() > 1) ctx.out(1).elem_type = TensorProto::INT32;
   if (ctx.num_outputs() > 2) ctx.out(2).elem_type = t;
   if (!ids.shape || ids.rank() != 2) return;
+  // Positions 0 .. S - 1 index the position embedding's rows unless position_ids are given (then
+  // up to their largest known value): ONNX Runtime fails "input index out of range" past the
+  // table, as a Gather of position ids does (BERT's 512 positions).
+  const TensorFact& positions = ctx.in(3);
+  if (positions.shape && positions.rank() == 2) {
+    const MaybeExpr needed =
+        ctx.has_input(8) ? sym::Add(LargestOf(ctx.in(8)), C(1)) : (*ids.shape)[1];
+    if (needed) {
+      ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, (*positions.shape)[0], *needed,
+                  absl::StrCat("EmbedLayerNormalization positions up to ", needed->ToString(),
+                               " - 1 in position_embedding axis 0"),
+                  kNoOrigin, 0);
+    }
+  }
+  // segment_ids have input_ids' shape; position_ids (1 or B, S): ONNX Runtime checks both.
+  const TensorFact& segments = ctx.in(1);
+  if (ctx.has_input(1) && segments.shape && segments.rank() == 2) {
+    for (int64_t axis : {0, 1}) {
+      ctx.Require(RequirementKind::kBroadcast, Relation::kEqual, (*segments.shape)[axis],
+                  (*ids.shape)[axis],
+                  absl::StrCat("EmbedLayerNormalization segment_ids vs input_ids axis ", axis),
+                  kNoOrigin, axis);
+    }
+  }
+  const TensorFact& position_ids = ctx.in(8);
+  if (ctx.has_input(8) && position_ids.shape && position_ids.rank() == 2) {
+    ctx.Require(RequirementKind::kBroadcast, Relation::kBroadcastable, (*position_ids.shape)[0],
+                (*ids.shape)[0], "EmbedLayerNormalization position_ids vs input_ids axis 0",
+                kNoOrigin, 0);
+    ctx.Require(RequirementKind::kBroadcast, Relation::kEqual, (*position_ids.shape)[1],
+                (*ids.shape)[1], "EmbedLayerNormalization position_ids vs input_ids axis 1",
+                kNoOrigin, 1);
+  }
   const Dims out{(*ids.shape)[0], (*ids.shape)[1], hidden};
   if (ctx.num_outputs() > 0) ctx.out(0).shape = out;
   if (ctx.num_outputs() > 1) ctx.out(1).shape = Dims{(*ids.shape)[0]};

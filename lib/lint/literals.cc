@@ -10,7 +10,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "lint/requirements.h"
 
 namespace shapelint::lint {
@@ -140,10 +143,33 @@ bool CutToSpecializedSize(const LiteralSource& src, const infer::Requirement& fa
 }
 
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
+// True when `name` is what TorchScript calls a Constant node's output
+// ("/inner/Constant_output_0", "/blocks.0/attn/Constant_12_output_0"): an initializer so named
+// is that Constant, lifted by a tool (ONNX Runtime's optimizer, onnxslim), which keep the name.
+bool NamedAsConstantOutput(absl::string_view name) {
+  const size_t slash = name.rfind('/');
+  if (slash == absl::string_view::npos) return false;  // TorchScript scopes them: "/Constant_..."
+  absl::string_view last = name.substr(slash + 1);
+  auto digits = [&last] {
+    const size_t n = std::min(last.find_first_not_of("0123456789"), last.size());
+    last.remove_prefix(n);
+    return n > 0;
+  };
+  if (!absl::ConsumePrefix(&last, "Constant")) return false;
+  if (absl::StartsWith(last, "_") && last.size() > 1 && absl::ascii_isdigit(last[1])) {
+    last.remove_prefix(1);
+    digits();
+  }
+  return absl::ConsumePrefix(&last, "_output_") && digits() && last.empty();
+}
+
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing,
                         const std::map<std::string, int64_t>& specialized,
                         const ParameterSignature& signature) {
   const bool initializer = src.node < 0 && src.graph != nullptr;
+  // The exporter's Constant, moved into the initializers after export: a literal, as it was in
+  // the file the exporter wrote, whatever its shape or the op it meets.
+  if (initializer && NamedAsConstantOutput(src.name)) return false;
   const FoldedSources folded =
       initializer ? ReadFoldedSources(*src.graph, src.name, signature) : FoldedSources{};
   // Made to a size in forward (an arange, an eye, zeros for an RNN's state) from no parameter:

@@ -567,5 +567,33 @@ g (float[B,S,H] x, uint8[3072,24,16] bq, float[3072,24] bs) => (float[B,S,3072] 
   CHECK(req->kind == RequirementKind::kInnerDim);
 }
 
+TEST_CASE("EmbedLayerNormalization: positions fit the table, ids agree in shape", "[infer][nn]") {
+  // Checked on ONNX Runtime 1.31 by hand: a table of 4 positions fails at S = 5 ("input index out
+  // of range"); position_ids of [1, 4] fail at S = 5 and [3, 4] at B = 2, where [1, S] and
+  // [B, S] run; segment_ids take input_ids' shape.
+  auto r = InferWith(R"("" : 17, "com.microsoft" : 1)", R"(
+g (int32[B,S] tok, int32[B,S] seg, int32[P0,P1] pos, float[100,8] we, float[64,8] pe,
+   float[2,8] se, float[8] gamma) => (float[B,S,8] a) {
+  a, m = com.microsoft.EmbedLayerNormalization (tok, seg, we, pe, se, gamma, gamma)
+  b, n = com.microsoft.EmbedLayerNormalization (tok, , we, pe, , gamma, gamma, , pos)
+})");
+  CHECK(r.Shape("a") == "[B, S, 8]");
+  CHECK(r.Shape("b") == "[B, S, 8]");
+  // Without position_ids the positions are 0 .. S - 1: the table needs S rows.
+  const Requirement* rows = r.FindRequirement("64", "S");
+  REQUIRE(rows != nullptr);
+  CHECK(rows->kind == RequirementKind::kIndexBound);
+  CHECK(rows->relation == Relation::kAtLeast);
+  CHECK(r.FindRequirement("B", "B") == nullptr);  // an axis against itself is no requirement
+  const Requirement* pos_len = r.FindRequirement("P1", "S");
+  REQUIRE(pos_len != nullptr);
+  CHECK(pos_len->relation == Relation::kEqual);
+  const Requirement* pos_batch = r.FindRequirement("P0", "B");
+  REQUIRE(pos_batch != nullptr);
+  CHECK(pos_batch->relation == Relation::kBroadcastable);
+  // With position_ids of unknown values, nothing is required of the table's rows.
+  CHECK(r.Requirements(RequirementKind::kIndexBound).size() == 1);
+}
+
 }  // namespace
 }  // namespace shapelint::infer
