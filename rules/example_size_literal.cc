@@ -84,7 +84,8 @@ std::optional<std::string> Derivation(const Slot& slot, int64_t d) {
                           RoundUpMultiples(v, d).front());
     case kRecordedLine:
     case kSpecializedSize:
-      return std::nullopt;  // no formula: the finding names the record instead
+    case kInputSize:
+      return std::nullopt;  // no formula: the finding names the record or the size instead
   }
   return std::nullopt;
 }
@@ -152,9 +153,27 @@ std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
     }
     case kRecordedLine:     // what the line computes is not read
     case kSpecializedSize:  // the symbol's size, not the dim's (ChangeAwayFromExample)
+    case kInputSize:
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+// True when `node` is a Resize whose every size (two or more) sits on an axis that follows one
+// input symbol through a floor or a min and equals that symbol's export size: the map resized
+// back to the input's own size after strided layers (F.interpolate(head(x), size=(int(H),
+// int(W)))). One axis alone could be any constant.
+bool ResizedBackToInput(const Analysis& analysis, ir::Node node, const std::vector<Slot>& slots) {
+  if ((node.op_type() != "Resize" && node.op_type() != "Upsample") || slots.size() < 2) {
+    return false;
+  }
+  return std::all_of(slots.begin(), slots.end(), [&](const Slot& slot) {
+    if (slot.polynomial || slot.operand != "sizes") return false;
+    const std::vector<std::string> own = slot.dim.Symbols();
+    if (own.size() != 1) return false;
+    const std::optional<int64_t> size = analysis.example().Get(own[0]);
+    return size && *size == slot.literal;
+  });
 }
 
 // True when `node` is a layer's contraction with a trained weight: a MatMul, Gemm or Conv whose
@@ -320,6 +339,7 @@ class ExampleSizeLiteral : public Rule {
                WritesNumber(recorded_line()->code, slot.literal);
       };
       const std::vector<Slot> slots = SlotsOf(analysis, g, index);
+      const bool resized_back = ResizedBackToInput(analysis, g.node(index), slots);
       for (const Slot& slot : slots) {
         if (!example) break;
         auto d = slot.dim.Evaluate(analysis.example());
@@ -347,6 +367,10 @@ class ExampleSizeLiteral : public Rule {
             form = kSpecializedSize;
             how = absl::StrCat("the size torch.export specialized ", own[0], " to");
             d = size;
+          } else if (size && resized_back) {
+            form = kInputSize;
+            how = absl::StrCat("the size ", own[0], " had at export");
+            d = size;
           }
         }
         if (!form || !how) continue;
@@ -363,13 +387,14 @@ class ExampleSizeLiteral : public Rule {
         for (auto& p : ExactProbes(slot, *form, *d)) probes.push_back(std::move(p));
         // A negative bound counts from the end: x[..., -5:] is -(W // 2).
         // A literal of the exporter's record has no formula: the record is named instead.
-        const bool from_record = *form == kRecordedLine || *form == kSpecializedSize;
+        const bool from_record =
+            *form == kRecordedLine || *form == kSpecializedSize || *form == kInputSize;
         std::string part = from_record ? absl::StrCat(slot.operand, " ", slot.literal, ", ", *how)
                            : slot.literal < 0
                                ? absl::StrCat(slot.operand, " ", slot.literal, " = -(", *how, ")")
                                : absl::StrCat(slot.operand, " ", slot.literal, " = ", *how);
         // The specialized size is stated already; a dim's is not.
-        if (*form != kSpecializedSize) {
+        if (*form != kSpecializedSize && *form != kInputSize) {
           absl::StrAppend(&part, from_record ? "," : "", " with ", DimText(slot.dim), " = ", *d,
                           " at export");
         }
@@ -420,6 +445,15 @@ class ExampleSizeLiteral : public Rule {
       } else if (o != nullptr && o->kind == infer::Origin::Kind::kInitializer) {
         f.notes.push_back(
             {absl::StrCat("the literal is initializer '", o->name, "'"), std::nullopt});
+      }
+      if (std::any_of(literals.begin(), literals.end(),
+                      [](const Derived& l) { return l.form == kInputSize; })) {
+        f.notes.push_back(
+            {"every size is the input's own size at export, on axes that follow it through "
+             "strided layers: the map resized back to the input (F.interpolate(y, size=(int(H), "
+             "int(W)))); a module that resizes to a fixed size the export happened to equal "
+             "leaves the same graph",
+             std::nullopt});
       }
       if (least_size) {
         f.notes.push_back(

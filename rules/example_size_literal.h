@@ -32,6 +32,11 @@ enum Form : unsigned {
   // through a floor or a min (the map after a strided conv): the trace's int(x.size(2)) reached
   // a literal downstream (F.interpolate(head(x), size=(H, W))). Never one of a slot's `forms`.
   kSpecializedSize = 128,
+  // The same size without the record: every size of a Resize is the export size of the one
+  // symbol its axis follows, through a floor or a min (a map resized back to the input's size
+  // after strided layers). Agreement on two axes or more is no coincidence with a constant, but
+  // nothing records that the trace computed them: a hypothesis. Never one of a slot's `forms`.
+  kInputSize = 256,
 };
 
 // One literal where a size of `dim` belongs.

@@ -43,6 +43,7 @@ sym::MaybeExpr DerivedValue(const Slot& slot, Form form, int64_t d, std::string&
           "Python arithmetic";
       return std::nullopt;
     case kSpecializedSize:
+    case kInputSize:
       why =
           "the literal is an input's size, which reaches the node through other sizes; the "
           "fix does not rebuild that path";

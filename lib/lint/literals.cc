@@ -262,23 +262,15 @@ class Tracer {
       src.dims = DimsOf(value);
       return src;
     }
-    // Expand's target and Tile's repeats size the output: a literal there is the source, not
-    // the tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).
-    // So do Resize's sizes: a trained table resampled to a literal size (a position table
-    // interpolated to the example's grid) is sized by the literal, not by the table.
-    // An entry of the sizes equal to the table's own dim on that axis (its channels) keeps the
-    // table's size: that one is followed to the table.
-    // ConstantOfShape's shape and OneHot's depth size their outputs the same way (zeros(b,
-    // int(T)), one_hot(i, int(C))).
-    const int shape_operand = op == "Expand" || op == "Tile" || op == "OneHot" ? 1
-                              : op == "Resize"                                 ? 3
-                              : op == "ConstantOfShape"                        ? 0
-                                                                               : -1;
-    if (shape_operand >= 0 && node.input_size() > shape_operand) {
-      const infer::TensorFact* kept = op == "Resize" ? inference_.Find(node.input(0)) : nullptr;
-      if (auto lit = FromShapeOperand(node.input(shape_operand), constant, kept)) {
-        lit->entry = p;
-        return *lit;
+    if (std::optional<LiteralSource> lit = FromSizingOperand(g, p, constant, depth)) return *lit;
+    // A Slice with literal bounds shortens a dim it got from its input: the length it keeps
+    // follows the input's (zeros(b, int(T) + 2, d)[:, 1:-1] keeps T of the example's T + 2), so
+    // the literal that sized the input is the source.
+    if (op == "Slice") {
+      if (const std::optional<int64_t> longer = SlicedFrom(node, constant)) {
+        LiteralSource found = SourceOf(g, node.input(0), *longer, depth + 1);
+        if (found.kind != LiteralSource::Kind::kNone) found.through.push_back(p);
+        return found;
       }
     }
     // Otherwise the size came through an input that has it as a constant dim (a Transpose, a
@@ -308,10 +300,19 @@ class Tracer {
     const auto& node = g.node(r.node);
     // A literal among a shape operand's values (Expand's target, Tile's repeats, Split's sizes)
     // is recorded as the requirement's origin.
-    if (const infer::Origin* o = inference_.OriginOf(r.origin); o != nullptr && o->IsLiteral()) {
+    const infer::Origin* o = inference_.OriginOf(r.origin);
+    if (o != nullptr && o->IsLiteral()) {
       LiteralSource src = ShapeOperandSource(*o, LiteralFact(*o, OperandHolding(node, r.origin)));
       src.consumer = r.node;
       if (o->kind != infer::Origin::Kind::kAttribute) return src;
+    }
+    // A shape operand that read the size back from a tensor a literal sized.
+    if (o == nullptr) {
+      if (std::optional<LiteralSource> lit = ThroughShapeRead(g, r.node, *c, 0)) {
+        lit->through.pop_back();  // the node itself, where it meets the dim
+        lit->consumer = r.node;
+        return *lit;
+      }
     }
     for (const auto& in : node.input()) {
       // An operand with the size as a constant dim may carry a literal (a mask [L, 5, 1] built
@@ -350,6 +351,124 @@ class Tracer {
       if (o == nullptr || !o->IsLiteral() || v != constant) continue;
       if (HasConstantAt(kept, static_cast<int64_t>(i), constant)) continue;
       return ShapeOperandSource(*o, LiteralFact(*o, f));
+    }
+    return std::nullopt;
+  }
+
+  // Expand's target and Tile's repeats size the output: a literal there is the source, not
+  // the tensor being expanded (cls.expand(int(x.size(0)), -1, -1) on a [1, 1, D] parameter).
+  // So do Resize's sizes: a trained table resampled to a literal size (a position table
+  // interpolated to the example's grid) is sized by the literal, not by the table.
+  // An entry of the sizes equal to the table's own dim on that axis (its channels) keeps the
+  // table's size: that one is followed to the table.
+  // ConstantOfShape's shape and OneHot's depth size their outputs the same way (zeros(b,
+  // int(T)), one_hot(i, int(C))).
+  // The index of `node`'s operand that sizes its output; -1 for other ops.
+  static int SizingOperand(ir::Node node) {
+    const std::string& op = node.op_type();
+    const int operand = op == "Expand" || op == "Tile" || op == "OneHot" ? 1
+                        : op == "Resize"                                 ? 3
+                        : op == "ConstantOfShape"                        ? 0
+                                                                         : -1;
+    return operand < node.input_size() ? operand : -1;
+  }
+
+  std::optional<LiteralSource> FromSizingOperand(const ir::Graph& g, int p, int64_t constant,
+                                                 int depth) const {
+    const ir::Node node = g.node(p);
+    const int operand = SizingOperand(node);
+    if (operand < 0) return std::nullopt;
+    const infer::TensorFact* kept =
+        node.op_type() == "Resize" ? inference_.Find(node.input(0)) : nullptr;
+    if (auto lit = FromShapeOperand(node.input(operand), constant, kept)) {
+      lit->entry = p;
+      return lit;
+    }
+    return ThroughShapeRead(g, p, constant, depth);
+  }
+
+  // The shape operand of `p` read the size back from a tensor (x.expand_as(zeros[:, 1:-1]),
+  // which TorchScript writes as Expand(x, Shape(...))): that tensor holds it as a dim, and its
+  // source is the literal's.
+  std::optional<LiteralSource> ThroughShapeRead(const ir::Graph& g, int p, int64_t constant,
+                                                int depth) const {
+    const ir::Node node = g.node(p);
+    const int operand = SizingOperand(node);
+    if (operand < 0) return std::nullopt;
+    const std::optional<std::string> read = ShapeReadWith(g, node.input(operand), constant);
+    if (!read) return std::nullopt;
+    LiteralSource found = SourceOf(g, *read, constant, depth + 1);
+    if (found.kind == LiteralSource::Kind::kNone) return std::nullopt;
+    found.through.push_back(p);
+    return found;
+  }
+
+  // The tensor a Shape node read `operand`'s element equal to `constant` from, where that
+  // element is no literal but a static dim read back.
+  std::optional<std::string> ShapeReadWith(const ir::Graph& g, std::string_view operand,
+                                           int64_t constant) const {
+    const infer::TensorFact* f = inference_.Find(operand);
+    if (f == nullptr || !f->values) return std::nullopt;
+    for (const infer::Element& e : *f->values) {
+      const infer::Origin* o = inference_.OriginOf(e.origin);
+      if (o == nullptr || o->kind != infer::Origin::Kind::kShapeOf || o->graph != &g ||
+          o->node < 0 || !e.value || e.value->AsConstant() != constant) {
+        continue;
+      }
+      const ir::Node shape = g.node(o->node);
+      if (shape.op_type() == "Shape" && shape.input_size() > 0) {
+        return std::string(shape.input(0));
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The longer static dim of `slice`'s data that its output keeps `constant` of, where the
+  // kept length follows the data's: literal bounds, steps of 1, one bound counted from the start
+  // and the other from the end (x[:, 1:-1] keeps T - 2, x[:, 1:] T - 1). Bounds both counted
+  // from one end (x[:, :3], x[:, -3:]) keep their own length whatever the data's: the bounds
+  // are then the source, not the data.
+  std::optional<int64_t> SlicedFrom(ir::Node slice, int64_t constant) const {
+    // An end at or past this is "to the end" (INT_MAX, as exporters write x[:, 1:]).
+    constexpr int64_t kToTheEnd = int64_t{1} << 31;
+    if (slice.input_size() < 3) return std::nullopt;
+    auto literals = [&](int i) -> std::optional<std::vector<int64_t>> {
+      if (i >= slice.input_size() || slice.input(i).empty()) return std::vector<int64_t>{};
+      const infer::TensorFact* f = inference_.Find(slice.input(i));
+      if (f == nullptr || !f->values) return std::nullopt;
+      std::vector<int64_t> out;
+      for (const infer::Element& e : *f->values) {
+        const infer::Origin* o = inference_.OriginOf(e.origin);
+        const std::optional<int64_t> v = e.value ? e.value->AsConstant() : std::nullopt;
+        if (o == nullptr || !o->IsLiteral() || !v) return std::nullopt;
+        out.push_back(*v);
+      }
+      return out;
+    };
+    const auto starts = literals(1), ends = literals(2), axes = literals(3), steps = literals(4);
+    if (!starts || !ends || !axes || !steps || starts->size() != ends->size()) {
+      return std::nullopt;
+    }
+    const infer::TensorFact* in = inference_.Find(slice.input(0));
+    const infer::TensorFact* out = inference_.Find(slice.output(0));
+    if (in == nullptr || out == nullptr || !in->shape || !out->shape ||
+        in->shape->size() != out->shape->size()) {
+      return std::nullopt;
+    }
+    const auto rank = static_cast<int64_t>(in->shape->size());
+    for (size_t k = 0; k < starts->size(); ++k) {
+      if (!steps->empty() && (k >= steps->size() || (*steps)[k] != 1)) continue;
+      int64_t axis = axes->empty() ? static_cast<int64_t>(k) : (k < axes->size() ? (*axes)[k] : -1);
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) continue;
+      const bool start_from_end = (*starts)[k] < 0;
+      const bool end_from_end = (*ends)[k] < 0 || (*ends)[k] >= kToTheEnd;
+      if (start_from_end == end_from_end) continue;
+      const sym::MaybeExpr& o = (*out->shape)[axis];
+      const sym::MaybeExpr& i = (*in->shape)[axis];
+      const std::optional<int64_t> kept = o ? o->AsConstant() : std::nullopt;
+      const std::optional<int64_t> whole = i ? i->AsConstant() : std::nullopt;
+      if (kept == constant && whole && *whole > constant) return whole;
     }
     return std::nullopt;
   }
