@@ -28,22 +28,46 @@ namespace {
 // Products of static dims past this are left alone: they would overflow before they matter.
 constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
 
+// The literals a Reshape target was built from, named: those of its entries that are sizes
+// (not 0, 1 or -1, which copy, keep or infer a dim), or of every literal entry when it holds
+// none; "Constant 'a' and Constant 'b'" where a Concat joined several.
 std::string OriginText(const infer::Inference& inference, const infer::TensorFact& target) {
-  for (const auto& e : *target.values) {
-    const infer::Origin* o = inference.OriginOf(e.origin);
-    if (o == nullptr || !o->IsLiteral()) continue;
-    switch (o->kind) {
-      case infer::Origin::Kind::kInitializer:
-        return absl::StrCat("initializer '", o->name, "'");
-      case infer::Origin::Kind::kConstantNode:
-        return absl::StrCat("Constant '", o->graph->NodeLabel(o->node), "'");
-      case infer::Origin::Kind::kAttribute:
-        return absl::StrCat("attribute '", o->name, "' of '", o->graph->NodeLabel(o->node), "'");
-      case infer::Origin::Kind::kShapeOf:
-        break;
+  constexpr size_t kNamed = 3;
+  std::vector<std::string> names;
+  for (const bool sizes_only : {true, false}) {
+    for (const auto& e : *target.values) {
+      const infer::Origin* o = inference.OriginOf(e.origin);
+      if (o == nullptr || !o->IsLiteral()) continue;
+      const std::optional<int64_t> v = e.value ? e.value->AsConstant() : std::nullopt;
+      if (sizes_only && (!v || (*v >= -1 && *v <= 1))) continue;
+      std::string name;
+      switch (o->kind) {
+        case infer::Origin::Kind::kInitializer:
+          name = absl::StrCat("initializer '", o->name, "'");
+          break;
+        case infer::Origin::Kind::kConstantNode:
+          name = absl::StrCat("Constant '", o->graph->NodeLabel(o->node), "'");
+          break;
+        case infer::Origin::Kind::kAttribute:
+          name = absl::StrCat("attribute '", o->name, "' of '", o->graph->NodeLabel(o->node), "'");
+          break;
+        case infer::Origin::Kind::kShapeOf:
+          continue;
+      }
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
+    if (!names.empty()) break;
   }
-  return "a literal";
+  if (names.empty()) return "a literal";
+  if (names.size() > kNamed) {
+    const size_t more = names.size() - kNamed;
+    names.resize(kNamed);
+    return absl::StrCat(absl::StrJoin(names, ", "), " and ", more, " more");
+  }
+  if (names.size() == 1) return names[0];
+  const std::string last = names.back();
+  names.pop_back();
+  return absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
 }
 
 // True when a Reshape's target follows its input's dynamic dims and its literals regroup only

@@ -41,11 +41,12 @@ class FailsEverywhere : public Rule {
         const infer::Requirement& r = *pin->requirement;
         if (!reported.insert({r.graph, r.node}).second) continue;
         const ir::Node node = r.graph->node(r.node);
+        // Both sides are numbers: the failure reads as the evaluator states it at any size.
+        const std::string failure = DescribeFailure(r, *r.lhs.AsConstant(), *r.rhs.AsConstant());
         Finding f = FindingAt(
             analysis, *r.graph, r.node, Evidence::kBroken,
             absl::StrCat(node.op_type(), " '", r.graph->NodeLabel(r.node),
-                         "' fails at every size (", r.what, ": ", r.lhs.ToString(kMaxExprText),
-                         " against ", r.rhs.ToString(kMaxExprText),
+                         "' fails at every size (", failure,
                          ", whatever the inputs): ONNX Runtime cannot run the model, or refuses "
                          "to load it, at the export size as at any other"));
         f.symbols = {};
@@ -56,8 +57,7 @@ class FailsEverywhere : public Rule {
         if (!c.node_fails || c.failing_node.index != at.index || c.failing_node.graph != at.graph) {
           c.failing_node = at;
           c.node_fails = true;
-          c.failure = absl::StrCat(r.what, ": ", r.lhs.ToString(kMaxExprText), " against ",
-                                   r.rhs.ToString(kMaxExprText));
+          c.failure = failure;
         }
         f.counterexample = std::move(c);
         if (r.graph != &analysis.model().graph() &&
