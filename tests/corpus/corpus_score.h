@@ -23,6 +23,7 @@ struct Score {
   int models = 0, breaking = 0, caught = 0, flagged = 0, healthy = 0, warned_healthy = 0;
   int errors_source_shares = 0;  // on kSourceSharesLimit's models, each saying so
   int known_false_errors = 0;    // on the listed known failures (kUnseenKnownFalseErrors, ...)
+  int no_kernel = 0;  // fail for an op ONNX Runtime's CPU build lacks: not scored (neither side)
   // Post-processed models only: breaking ones whose unprocessed source gets an error, and how
   // many of those get one after the processor. What the processor costs is the difference; the
   // rest of a part's misses are its modules' (the source is missed as well).
@@ -36,7 +37,8 @@ struct Score {
                         " errors (and ", errors_source_shares, " the source shares, said so; ",
                         known_false_errors, " known), ", warned_healthy, " warned of ", healthy,
                         "; breaking with an error on the source: ", source_caught,
-                        ", of them with an error here: ", caught_of_source_caught);
+                        ", of them with an error here: ", caught_of_source_caught,
+                        no_kernel > 0 ? absl::StrCat("; not scored (no kernel): ", no_kernel) : "");
   }
 };
 

@@ -95,6 +95,11 @@ TEST_CASE("counterexamples true of the model: held-out optimum pipelines",
   CheckCorpus("pipes");
 }
 
+TEST_CASE("counterexamples true of the model: ONNX Runtime's transformer optimizer",
+          "[corpus][counterexamples]") {
+  CheckCorpus("fused");
+}
+
 TEST_CASE("counterexamples true of the model: libraries' own export paths",
           "[corpus][counterexamples]") {
   CheckCorpus("library");

@@ -171,6 +171,15 @@ TEST_CASE("engine truth: held-out optimum pipelines, every value's shape as ONNX
   Report("pipes", CheckCorpus("pipes"), 0.9);
 }
 
+TEST_CASE(
+    "engine truth: ONNX Runtime's transformer optimizer, every value's shape as ONNX "
+    "Runtime's",
+    "[corpus][engine-truth]") {
+  // The corpora's transformers after onnxruntime.transformers.optimizer: com.microsoft fused
+  // ops (SkipLayerNormalization, BiasGelu, Attention, EmbedLayerNormalization, ...).
+  Report("fused", CheckCorpus("fused"), 0.9);
+}
+
 TEST_CASE("engine truth: libraries' own export paths, every value's shape as ONNX Runtime's",
           "[corpus][engine-truth]") {
   // timm's onnx_export through both exporters, transformers with interpolate_pos_encoding.
