@@ -94,20 +94,18 @@ TEST_CASE("held-out optimum pipelines: no false errors, few warnings, recall flo
 }
 
 // ONNX Runtime's transformer optimizer (tests/corpus/fused, tools/models/export_fused.py) on
-// the corpora's transformers: 151 files, 26 breaking, of which 7 (T5 and LongT5, every one) fail
+// the corpora's transformers: 151 files, 27 breaking, of which 7 (T5 and LongT5, every one) fail
 // at every size because ONNX Runtime's CPU build has no kernel for the RelativePositionBias the
 // optimizer writes: no shape says so, and they are scored apart (corpus_score.cc). Of the other
-// 19, errors on 5 and errors or warnings on 8 alone, 10 told (as first measured, at the last
-// stop's linter: 3, 6 and 8). The misses are their sources' (docs/ground-truth.md), and the
+// 20, errors on 5 and errors or warnings on 9 alone, 11 told (as first measured, at the last
+// stop's linter: 3, 7 and 9). The misses are their sources' (docs/ground-truth.md), and the
 // optimizer drops the nodes' metadata, so transformers' dynamo position tables lose the
-// recorded interpolate_pos_encoding that made them warnings. Healthy files with a warning: 5,
-// alone and told: four are float tables the optimizer folded from a lookup (CLIP's positions,
-// LeViT's and EfficientFormer's attention biases: SL005's hypothesis, as after onnxslim), one is
-// Swin's window padding (SL013) on a file whose source breaks at a size past the five runs the
-// labels replay.
-constexpr double kMinFusedRecall = 0.26;
-constexpr double kMinFusedFlagged = 0.42;
-constexpr int kMaxFusedWarnedHealthy = 5;
+// recorded interpolate_pos_encoding that made them warnings. Healthy files with a warning: 4,
+// alone and told, each a float table the optimizer folded from a lookup (CLIP's positions,
+// LeViT's and EfficientFormer's attention biases): SL005's hypothesis, as after onnxslim.
+constexpr double kMinFusedRecall = 0.25;
+constexpr double kMinFusedFlagged = 0.45;
+constexpr int kMaxFusedWarnedHealthy = 4;
 
 TEST_CASE("ONNX Runtime's transformer optimizer: no false errors, few warnings, recall floors",
           "[corpus][pipelines]") {

@@ -457,9 +457,10 @@ def store(model, out_dir, name, source_graph_only):
 
 # ---------------------------------------------------------------- main
 
-def source_runs(source, model, names):
-    """(label runs, feeds, source outcomes) for the first MAX_RUNS runs of the source label."""
-    runs = source["label"]["runs"][:MAX_RUNS]
+def source_runs(source, model, names, max_runs=MAX_RUNS):
+    """(label runs, feeds, source outcomes) for the first `max_runs` runs of the source label
+    (every run when None)."""
+    runs = source["label"]["runs"][:max_runs]
     feeds = [make_inputs(model, r["inputs"], (source["file"], k)) for k, r in enumerate(runs)]
     return runs, feeds, run_all(model, feeds)
 
