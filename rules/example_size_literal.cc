@@ -159,23 +159,6 @@ std::optional<int64_t> DerivedAt(const Derived& l, int64_t size) {
   return std::nullopt;
 }
 
-// True when `node` is a Resize whose every size (two or more) sits on an axis that follows one
-// input symbol through a floor or a min and equals that symbol's export size: the map resized
-// back to the input's own size after strided layers (F.interpolate(head(x), size=(int(H),
-// int(W)))). One axis alone could be any constant.
-bool ResizedBackToInput(const Analysis& analysis, ir::Node node, const std::vector<Slot>& slots) {
-  if ((node.op_type() != "Resize" && node.op_type() != "Upsample") || slots.size() < 2) {
-    return false;
-  }
-  return std::all_of(slots.begin(), slots.end(), [&](const Slot& slot) {
-    if (slot.polynomial || slot.operand != "sizes") return false;
-    const std::vector<std::string> own = slot.dim.Symbols();
-    if (own.size() != 1) return false;
-    const std::optional<int64_t> size = analysis.example().Get(own[0]);
-    return size && *size == slot.literal;
-  });
-}
-
 // True when `node` is a layer's contraction with a trained weight: a MatMul, Gemm or Conv whose
 // second input is a float initializer, or its transpose.
 bool ContractsWithWeight(const ir::Graph& g, int node) {

@@ -81,6 +81,10 @@ std::optional<int64_t> IntAttr(ir::Node n, std::string_view name);
 // Slots of node `index` of `g`: the literals in its size operands and the dims they address.
 std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index);
 
+// True when `node` is a Resize whose every size (two or more) sits on an axis that follows one
+// input symbol through a floor or a min and equals that symbol's export size (kInputSize).
+bool ResizedBackToInput(const Analysis& analysis, ir::Node node, const std::vector<Slot>& slots);
+
 // The repair of node `node` of the main graph: each of `literals` computed from the input's
 // shape as it derived from the example, or why that cannot be done.
 absl::StatusOr<FixIt> RepairLiterals(const Analysis& analysis, int node,

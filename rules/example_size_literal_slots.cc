@@ -326,6 +326,21 @@ std::vector<Slot> ReshapeSlots(const NodeSite& at) {
 
 }  // namespace
 
+// The map resized back to the input's own size after strided layers (F.interpolate(head(x),
+// size=(int(H), int(W)))). One axis alone could be any constant.
+bool ResizedBackToInput(const Analysis& analysis, ir::Node node, const std::vector<Slot>& slots) {
+  if ((node.op_type() != "Resize" && node.op_type() != "Upsample") || slots.size() < 2) {
+    return false;
+  }
+  return std::all_of(slots.begin(), slots.end(), [&](const Slot& slot) {
+    if (slot.polynomial || slot.operand != "sizes") return false;
+    const std::vector<std::string> own = slot.dim.Symbols();
+    if (own.size() != 1) return false;
+    const std::optional<int64_t> size = analysis.example().Get(own[0]);
+    return size && *size == slot.literal;
+  });
+}
+
 std::vector<Slot> SlotsOf(const Analysis& analysis, const ir::Graph& g, int index) {
   const ir::Node n = g.node(index);
   if (!n.domain().empty() && n.domain() != "ai.onnx") return {};
