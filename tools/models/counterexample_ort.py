@@ -21,7 +21,7 @@ intermediate_shapes.py runs them: external weights replaced by seeded random dat
 
 Usage (from the repository root):
   python tools/models/counterexample_ort.py tests/corpus/exports tests/corpus/post \
-      tests/corpus/third tests/corpus/library
+      tests/corpus/third tests/corpus/library tests/corpus/pipes tests/corpus/fused
 """
 
 import argparse
