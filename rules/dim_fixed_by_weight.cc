@@ -72,11 +72,16 @@ class DimFixedByWeight : public Rule {
     for (const Cause& cause : analysis.causes()) {
       if (!Owns(cause)) continue;
       const infer::Requirement& r = *cause.pins.front()->requirement;
-      Finding f = FindingFor(analysis, cause, cause.node,
-                             absl::StrCat("weight '", cause.literal.name, "' [",
-                                          absl::StrJoin(cause.literal.dims, ", "), "] fixes ",
-                                          absl::StrJoin(cause.symbols, ", "),
-                                          ", which the inputs declare dynamic (", r.what, ")"));
+      Finding f = FindingFor(analysis, cause, cause.node, "");
+      // The dims the weight fixes: not those its requirement leaves free (a batch that cancels
+      // out of the element count of a view the weight meets). The declaration's repair below
+      // still asks each of the cause's dims for a size of its own.
+      const std::vector<std::string> fixed =
+          f.witness ? RestrictedSymbols(*f.witness, cause.symbols) : cause.symbols;
+      f.message = absl::StrCat("weight '", cause.literal.name, "' [",
+                               absl::StrJoin(cause.literal.dims, ", "), "] fixes ",
+                               absl::StrJoin(fixed, ", "), ", which the inputs declare dynamic (",
+                               r.what, ")");
       // The graph is right for the sizes it was built for: a note about the declaration. Unless
       // the exporter recorded that the line resamples the table (transformers'
       // interpolate_pos_encoding, timm's resample_abs_pos_embed) in a branch the trace did not

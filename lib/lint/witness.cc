@@ -510,8 +510,13 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
       r.every = PeriodOf(s, *r.min, *r.max);
     }
     if (!r.every) OtherSizes(s, range->first, range->second, r);
-    parts.push_back(RangeText(r));
+    // A symbol the requirements leave free (a batch that cancels out of an element count) is
+    // no part of "works only for": stated, it reads as if it were restricted too.
+    if (Restricted(r)) parts.push_back(RangeText(r));
     w.ranges.push_back(std::move(r));
+  }
+  if (parts.empty()) {
+    for (const SymbolRange& r : w.ranges) parts.push_back(RangeText(r));
   }
   bool related = false;
   for (const Pin& p : pins) {
@@ -544,6 +549,22 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
                     "; the model requires ", absl::StrJoin(w.relations, " and "), ")");
   }
   return w;
+}
+
+bool Restricted(const SymbolRange& range) {
+  return range.max.has_value() || (range.min && *range.min > 1);
+}
+
+std::vector<std::string> RestrictedSymbols(const Witness& witness,
+                                           const std::vector<std::string>& symbols) {
+  std::vector<std::string> out;
+  for (const std::string& s : symbols) {
+    const bool restricted =
+        std::any_of(witness.ranges.begin(), witness.ranges.end(),
+                    [&](const SymbolRange& r) { return r.symbol == s && Restricted(r); });
+    if (restricted) out.push_back(s);
+  }
+  return out.empty() ? symbols : out;
 }
 
 void SayWitnessOf(std::string_view subject, Witness& witness) {

@@ -88,6 +88,15 @@ class Solution {
 // holds"). Other summaries are left as they are.
 void SayWitnessOf(std::string_view subject, Witness& witness);
 
+// True when `range` leaves out some size from 1 on (a window, a minimum): not "at any size".
+bool Restricted(const SymbolRange& range);
+
+// The symbols of `symbols` that `witness` restricts (each with the others at the witness), in
+// order; all of them where it restricts none. A batch that cancels out of an element count is
+// left out: the requirement holds at every batch.
+std::vector<std::string> RestrictedSymbols(const Witness& witness,
+                                           const std::vector<std::string>& symbols);
+
 }  // namespace shapelint::lint
 
 #endif  // SHAPELINT_LIB_LINT_WITNESS_H_
