@@ -85,9 +85,10 @@ void InferMsEmbedLayerNormalization(OpContext& ctx) {
   // up to their largest known value): ONNX Runtime fails "input index out of range" past the
   // table, as a Gather of position ids does (BERT's 512 positions).
   const TensorFact& positions = ctx.in(3);
+  const TensorFact& position_ids = ctx.in(8);
   if (positions.shape && positions.rank() == 2) {
     const MaybeExpr needed =
-        ctx.has_input(8) ? sym::Add(LargestOf(ctx.in(8)), C(1)) : (*ids.shape)[1];
+        ctx.has_input(8) ? sym::Add(LargestOf(position_ids), C(1)) : (*ids.shape)[1];
     if (needed) {
       ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, (*positions.shape)[0], *needed,
                   absl::StrCat("EmbedLayerNormalization positions up to ", needed->ToString(),
@@ -105,7 +106,6 @@ void InferMsEmbedLayerNormalization(OpContext& ctx) {
                   kNoOrigin, axis);
     }
   }
-  const TensorFact& position_ids = ctx.in(8);
   if (ctx.has_input(8) && position_ids.shape && position_ids.rank() == 2) {
     ctx.Require(RequirementKind::kBroadcast, Relation::kBroadcastable, (*position_ids.shape)[0],
                 (*ids.shape)[0], "EmbedLayerNormalization position_ids vs input_ids axis 0",

@@ -510,13 +510,14 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
       r.every = PeriodOf(s, *r.min, *r.max);
     }
     if (!r.every) OtherSizes(s, range->first, range->second, r);
-    // A symbol the requirements leave free (a batch that cancels out of an element count) is
-    // no part of "works only for": stated, it reads as if it were restricted too.
-    if (Restricted(r)) parts.push_back(RangeText(r));
     w.ranges.push_back(std::move(r));
   }
-  if (parts.empty()) {
-    for (const SymbolRange& r : w.ranges) parts.push_back(RangeText(r));
+  // A symbol the requirements leave free (a batch that cancels out of an element count) is no
+  // part of "works only for", stated, it would read as restricted too; unless none is restricted.
+  for (const std::string& s : RestrictedSymbols(w, symbols)) {
+    for (const SymbolRange& r : w.ranges) {
+      if (r.symbol == s) parts.push_back(RangeText(r));
+    }
   }
   bool related = false;
   for (const Pin& p : pins) {

@@ -66,7 +66,6 @@ It re-runs itself with PYTHONHASHSEED=0 (export_post.fixed_hash_seed); the files
 from run to run.
 """
 
-import argparse
 import collections
 import functools
 import json
@@ -339,10 +338,7 @@ def document(labels, not_processed, selection):
 # ---------------------------------------------------------------- main
 
 def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--root", default=os.path.normpath(os.path.join(HERE, "..", "..")),
-                   help="repository root (default: this script's)")
-    p.add_argument("--out", default=os.path.join("tests", "corpus", "fused"))
+    p = post.corpus_parser(__doc__, "fused")
     p.add_argument("--model-bytes", type=int, default=MODEL_BYTES,
                    help="the stored .onnx files together at most this; sources smallest first")
     p.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds per optimizer run")

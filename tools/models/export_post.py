@@ -541,11 +541,18 @@ def document(labels, not_processed, a):
     }
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def corpus_parser(doc, corpus):
+    """The arguments every corpus script of this directory takes: --root (the repository) and
+    --out (the corpus directory, tests/corpus/`corpus` by default); `doc` is its docstring."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--root", default=os.path.normpath(os.path.join(HERE, "..", "..")),
                    help="repository root (default: this script's)")
-    p.add_argument("--out", default=os.path.join("tests", "corpus", "post"))
+    p.add_argument("--out", default=os.path.join("tests", "corpus", corpus))
+    return p
+
+
+def parse_args():
+    p = corpus_parser(__doc__, "post")
     p.add_argument("--network-bytes", type=int, default=3 * 10**6,
                    help="networks: total size of the source files taken, smallest first")
     p.add_argument("--subset-every", type=int, default=1,
