@@ -6,7 +6,6 @@
 #include <numeric>
 #include <tuple>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/requirements.h"
@@ -534,6 +533,7 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
       w.relations.push_back(std::move(rel));
     }
   }
+  DropImpliedRelations(w.relations);
   if (parts.empty()) {
     // Not "the model runs nowhere": the search is best effort, and a model that ran at its
     // export size may hold there only.
@@ -546,33 +546,10 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
   if (related) {
     std::vector<std::string> at;
     for (const auto& r : w.ranges) at.push_back(absl::StrCat(r.symbol, "=", r.value));
-    absl::StrAppend(&w.summary, " (each with the others at ", absl::StrJoin(at, ", "),
-                    "; the model requires ", absl::StrJoin(w.relations, " and "), ")");
+    absl::StrAppend(&w.summary, " (each with the others at ", absl::StrJoin(at, ", "), "; ",
+                    RelationsText(w.relations), ")");
   }
   return w;
-}
-
-bool Restricted(const SymbolRange& range) {
-  return range.max.has_value() || (range.min && *range.min > 1);
-}
-
-std::vector<std::string> RestrictedSymbols(const Witness& witness,
-                                           const std::vector<std::string>& symbols) {
-  std::vector<std::string> out;
-  for (const std::string& s : symbols) {
-    const bool restricted =
-        std::any_of(witness.ranges.begin(), witness.ranges.end(),
-                    [&](const SymbolRange& r) { return r.symbol == s && Restricted(r); });
-    if (restricted) out.push_back(s);
-  }
-  return out.empty() ? symbols : out;
-}
-
-void SayWitnessOf(std::string_view subject, Witness& witness) {
-  const std::string works_only = "works only";
-  if (!absl::StartsWith(witness.summary, works_only)) return;
-  witness.summary =
-      absl::StrCat(std::string(subject), " only", witness.summary.substr(works_only.size()));
 }
 
 }  // namespace shapelint::lint

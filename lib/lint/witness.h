@@ -88,6 +88,14 @@ class Solution {
 // holds"). Other summaries are left as they are.
 void SayWitnessOf(std::string_view subject, Witness& witness);
 
+// How a witness's summary states the requirements that couple its symbols: the shortest, at
+// most two of at most 160 characters each, in the order given, and how many more there are ("the
+// model requires A and B, and 3 more requirements the JSON report lists").
+std::string RelationsText(const std::vector<std::string>& relations);
+
+// Drops each "a ~ b" (broadcastable) of `relations` that "a == b" or "b == a" among them implies.
+void DropImpliedRelations(std::vector<std::string>& relations);
+
 // True when `range` leaves out some size from 1 on (a window, a minimum): not "at any size".
 bool Restricted(const SymbolRange& range);
 

@@ -203,13 +203,55 @@ MaybeExpr FloorDivByPositive(const ExprNode* e, int64_t k) {
 // True when the polynomials have the same terms, i.e. their difference is a constant.
 bool SameTerms(const ExprNode* a, const ExprNode* b) { return a->terms == b->terms; }
 
+// True when `d` >= 0 at every binding of its symbols to sizes: its sign flag says so, or it does
+// once one floor term is replaced by the bound it cannot pass, k*floor(N / k) >= N - (k - 1)
+// where it adds and <= N where it subtracts, with `depth` more such steps. Padding to a multiple
+// needs it: -h + 2*floor((h + 1) / 2) + 5 is the pad timm's "same" padding computes, never
+// negative (2*floor((h + 1) / 2) >= h), so max(that, 0) is that. Only the first kTried floor terms
+// are tried at each step, keeping a proof to a few polynomial sums.
+bool NonNegativeByFloorBounds(const ExprNode* d, int depth) {
+  constexpr int kTried = 3;
+  if (d->non_negative) return true;
+  if (depth <= 0 || d->kind != NodeKind::kPoly) return false;
+  // A bound too large to build is a proof not found, not a cap the caller should be told of.
+  const CapHits before = cap_hits;
+  bool proven = false;
+  int tried = 0;
+  for (const Term& t : d->terms) {
+    if (t.monomial.size() != 1 || t.monomial[0].exponent != 1) continue;
+    const ExprNode* f = t.monomial[0].atom;
+    if (f->kind != NodeKind::kFloorDiv || f->divisor < 2) continue;
+    if (++tried > kTried) break;
+    const Wide c = t.coeff;
+    const Wide k = f->divisor;
+    // k * d = k * (d - c*F) + c * (k*F), and k*F lies in [N - (k - 1), N].
+    const MaybeExpr rest = Combine(d, AtomExpr(f).node(), -c);
+    if (!rest) continue;
+    const MaybeExpr scaled = Combine(Expr::Constant(0).node(), rest->node(), k);
+    if (!scaled) continue;
+    const MaybeExpr with_numerator = Combine(scaled->node(), f->numerator, c);
+    if (!with_numerator) continue;
+    const MaybeExpr bound =
+        c > 0 ? Combine(with_numerator->node(), Expr::Constant(1).node(), -c * (k - 1))
+              : with_numerator;
+    if (bound && NonNegativeByFloorBounds(bound->node(), depth - 1)) {
+      proven = true;
+      break;
+    }
+  }
+  cap_hits = before;
+  return proven;
+}
+
 // True when p >= q at every binding of the symbols to sizes, as far as the sign of p - q shows
 // it (the flag interning gives every node), or, for two floors by the same divisor, their
 // numerators: max(floor((W + 3) / 4), floor((W + 1) / 4)) is floor((W + 3) / 4), and min(-L, L)
 // is -L.
 bool ProvablyAtLeast(const ExprNode* p, const ExprNode* q, int depth) {
   if (depth < 0) return false;
-  if (const MaybeExpr d = Combine(p, q, -1); d && d->node()->non_negative) return true;
+  if (const MaybeExpr d = Combine(p, q, -1); d && NonNegativeByFloorBounds(d->node(), 2)) {
+    return true;
+  }
   const ExprNode* fp = BareAtom(p);
   const ExprNode* fq = BareAtom(q);
   return fp != nullptr && fq != nullptr && fp->kind == NodeKind::kFloorDiv &&
@@ -541,7 +583,8 @@ Expr FromDimParam(std::string_view dim_param) {
   return Expr::Symbol(dim_param);
 }
 
-bool KnownNonNegative(const Expr& e) { return e.node()->non_negative; }
+// The flag first (free); the floor bounds where a term subtracts (a pad to a multiple).
+bool KnownNonNegative(const Expr& e) { return NonNegativeByFloorBounds(e.node(), 2); }
 
 std::optional<LinearForm> AsLinear(const Expr& e) {
   const ExprNode* p = e.node();

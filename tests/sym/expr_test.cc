@@ -1,5 +1,6 @@
 #include "shapelint/sym/expr.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
@@ -312,6 +313,29 @@ TEST_CASE("min and max drop arguments that sizes never let decide", "[sym]") {
   CHECK(P("max(2*L - 8, L)").ToString() == "max(L, 2*L - 8)");
   // The result does not depend on the order the arguments come in.
   CHECK(P("max(0, L, 2*L)") == P("max(2*L, L, 0)"));
+}
+
+TEST_CASE("a floor bounded by its numerator decides a min or max", "[sym]") {
+  // k*floor(n / k) lies in [n - (k - 1), n]. The pad that TF-style "same" padding adds to reach
+  // a multiple of the stride is never negative: max(pad, 0) is the pad.
+  CHECK(P("max(-h + 2*floor((h + 1) / 2) + 5, 0)") == P("-h + 2*floor((h + 1) / 2) + 5"));
+  CHECK(KnownNonNegative(P("-h + 2*floor((h + 1) / 2)")));
+  // 2*floor(h / 2) - h is 0 or -1: never above 0.
+  CHECK(P("max(2*floor(h / 2) - h, 0)") == C(0));
+  CHECK(NeverPositive(P("2*floor(h / 2) - h")));
+  // h - 2*floor((h + 1) / 2) is -1 at every even h: not shown non-negative.
+  CHECK_FALSE(KnownNonNegative(P("h - 2*floor((h + 1) / 2)")));
+  // h mod 4 - 2 is -2 to 1: neither argument decides, both stay.
+  CHECK(P("max(h - 4*floor(h / 4) - 2, 0)").ToString() == "max(h - 4*floor(h / 4) - 2, 0)");
+  // What is dropped is dropped only where it never decides: the values agree with the unsimplified
+  // definition at every size.
+  const Expr pad = P("max(-h + 2*floor((h + 1) / 2) + 5, 0)");
+  const Expr both = P("max(h - 4*floor(h / 4) - 2, 0)");
+  for (int64_t h = 0; h <= 40; ++h) {
+    const int64_t raw = -h + 2 * ((h + 1) / 2) + 5;
+    CHECK(Eval(pad, {{"h", h}}) == std::max<int64_t>(raw, 0));
+    CHECK(Eval(both, {{"h", h}}) == std::max<int64_t>(h % 4 - 2, 0));
+  }
 }
 
 TEST_CASE("ExactDiv divides by a single term", "[sym]") {
@@ -787,11 +811,12 @@ namespace {
 TEST_CASE("ToString with a limit cuts long expressions, at bounded cost", "[sym]") {
   Expr s = Expr::Symbol("s");
   CHECK(Get(Add(Mul(Expr::Constant(2), s), Expr::Constant(1))).ToString(40) == "2*s + 1");
-  // min(floor(e / 2), e + 1) nested 30 times shares every level: the full text doubles with
-  // each level (over 2^30 characters), but the limited print stops after the limit.
+  // min(floor(e / 2), e - 1) nested 30 times shares every level (neither argument decides
+  // everywhere: e - 1 is below at 0, above from 4): the full text doubles with each level (over
+  // 2^30 characters), but the limited print stops after the limit.
   MaybeExpr e = s;
   for (int i = 0; i < 30 && e; ++i) {
-    e = Min(FloorDiv(e, Expr::Constant(2)), Add(e, Expr::Constant(1)));
+    e = Min(FloorDiv(e, Expr::Constant(2)), Sub(e, Expr::Constant(1)));
   }
   REQUIRE(e.has_value());
   const std::string text = e->ToString(100);

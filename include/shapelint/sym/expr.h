@@ -243,8 +243,9 @@ MaybeExpr FloorDivByTerm(const MaybeExpr& a, const MaybeExpr& b);
 MaybeExpr FloorDivExpr(const MaybeExpr& a, const MaybeExpr& b);
 
 // True when `e` is >= 0 for every binding of its symbols to non-negative values (tensor dims):
-// non-negative coefficients and constant over atoms that are themselves non-negative. False
-// means "not proven", not "negative".
+// non-negative coefficients and constant over atoms that are themselves non-negative, or that
+// once a floor term is bounded by its numerator (k*floor(n / k) >= n - (k - 1)), as the pad to a
+// multiple -h + 2*floor((h + 1) / 2) is. False means "not proven", not "negative".
 bool KnownNonNegative(const Expr& e);
 
 // True when `e` is <= 0 at every binding of its symbols to sizes >= 1: -e is KnownNonNegative,
