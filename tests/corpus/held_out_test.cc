@@ -1,4 +1,5 @@
-// The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed, veiled): each
+// The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed, veiled,
+// cloaked): each
 // written in idioms the other corpora do not use, every module held out, labelled by ONNX Runtime
 // against eager PyTorch, and scored like the pipelines (corpus_score.h): alone and told the export
 // sizes, no healthy model gets an error but those listed, each explained in
@@ -114,6 +115,19 @@ constexpr double kMinVeiledFlaggedWithExportDims = 0.46;
 // (ocr_aspect_resize_floordiv.ts: a hypothesis without a record).
 constexpr int kMaxVeiledWarnedHealthy = 1;
 constexpr int kMaxVeiledWarnedHealthyWithExportDims = 2;
+// The cloaked modules (tests/corpus/cloaked), every one held out, built as the veiled ones after
+// them, in idioms of detection heads, LLM serving and speech front ends no other corpus uses, each
+// module's code, `why` and family final before the linter first ran on it: the same four scores,
+// each floor just below the count measured (docs/ground-truth.md, "Cloaked modules"). Measured 3
+// and 8 of 21 breaking files with an error alone and told, 10 and 13 with an error or a warning.
+constexpr double kMinCloakedRecall = 0.14;
+constexpr double kMinCloakedRecallWithExportDims = 0.38;
+constexpr double kMinCloakedFlagged = 0.47;
+constexpr double kMinCloakedFlaggedWithExportDims = 0.61;
+// Healthy cloaked files with a warning: none alone; told, three hypotheses without a record
+// (docs/ground-truth.md, "Cloaked modules").
+constexpr int kMaxCloakedWarnedHealthy = 0;
+constexpr int kMaxCloakedWarnedHealthyWithExportDims = 3;
 
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
@@ -183,6 +197,20 @@ const std::set<std::string> kVeiledKnownFalseErrors = {};
 // runs confirm. None measured: every error on a breaking file has a counterexample where ONNX
 // Runtime fails and eager PyTorch runs.
 const std::set<std::string> kVeiledUnconfirmedCounterexamples = {};
+
+// KNOWN FAILURES: healthy cloaked files with an error. None measured, alone or told; a new one
+// fails the test.
+const std::set<std::string> kCloakedKnownFalseErrors = {};
+
+// KNOWN FAILURES: breaking cloaked files with an error none of whose counterexamples the stored
+// runs confirm, as measured when the corpus was first linted. The TorchScript export of the
+// dynamic-NTK rotary frequencies: SL005 errs on the folded frequency Constant of shape [4] against
+// the feature axis TorchScript declares dynamic, and its counterexamples move the features, where
+// eager fails too (the module's arange(0, 8, 2) fixes 8 features); what breaks the file is the
+// base the trace computed at T = 12 (wrong values at T <= 8), which no counterexample shows.
+const std::set<std::string> kCloakedUnconfirmedCounterexamples = {
+    "dynamic_ntk_rope_base_branch.ts.onnx",
+};
 
 TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
   // Every module is held out: nothing in the rules was tuned on this corpus. The scores are the
@@ -290,6 +318,31 @@ TEST_CASE("veiled modules: every family is there, every module held out", "[corp
       "veiled",
       {"vision and point-cloud plumbing", "audio and sequence plumbing", "sizes as Python values"},
       9);
+}
+
+TEST_CASE("cloaked modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out, and was linted only once its code, why and family were final
+  // (docs/ground-truth.md, "Cloaked modules").
+  CheckHeldOutScores("cloaked",
+                     {kMinCloakedRecall, kMinCloakedRecallWithExportDims, kMinCloakedFlagged,
+                      kMinCloakedFlaggedWithExportDims, kMaxCloakedWarnedHealthy,
+                      kMaxCloakedWarnedHealthyWithExportDims},
+                     kCloakedKnownFalseErrors);
+}
+
+TEST_CASE("cloaked modules: the errors' counterexamples on breaking files run as stated",
+          "[corpus][pipelines]") {
+  // export_cloaked.py stores them.
+  CheckCounterexamplesConfirmed("cloaked", kCloakedUnconfirmedCounterexamples);
+}
+
+TEST_CASE("cloaked modules: every family is there, every module held out", "[corpus][pipelines]") {
+  // 8 to 11 modules a family have a file: the exports that failed with both exporters stay
+  // listed under not_exported.
+  CheckHeldOutFamilies("cloaked",
+                       {"detection and dense-prediction heads", "LLM serving plumbing",
+                        "speech, audio and video front ends"},
+                       8);
 }
 
 }  // namespace
