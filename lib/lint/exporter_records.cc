@@ -116,6 +116,7 @@ struct ParameterSignature::Targets {
   };
 
   std::vector<std::string_view> names;
+  std::vector<bool> buffer;  // by index: listed as "b_...: BUFFER target='...'"
   absl::flat_hash_set<uint32_t, Hash, Eq> table{0, Hash{&names}, Eq{&names}};
 };
 
@@ -124,15 +125,22 @@ ParameterSignature::ParameterSignature(const ir::Model& model) {
   if (!text) return;
   auto targets = std::make_unique<Targets>();
   constexpr std::string_view kTarget = "target='";
+  constexpr std::string_view kBuffer = ": BUFFER ";
   // The targets in one pass over the text, then the table sized once for them: growing it entry
   // by entry rehashes it ever larger, out of the caches.
   std::vector<std::string_view>& names = targets->names;
   for (size_t at = text->find(kTarget); at != std::string_view::npos;
        at = text->find(kTarget, at)) {
+    // The kind is on the target's line, before it: "b_inner_grid: BUFFER target='inner.grid'".
+    const size_t line = text->rfind('\n', at);
+    const std::string_view head =
+        text->substr(line == std::string_view::npos ? 0 : line + 1,
+                     at - (line == std::string_view::npos ? 0 : line + 1));
     at += kTarget.size();
     const size_t end = text->find('\'', at);
     if (end == std::string_view::npos) break;
     names.push_back(text->substr(at, end - at));
+    targets->buffer.push_back(head.find(kBuffer) != std::string_view::npos);
     at = end + 1;
   }
   targets->table.reserve(names.size());
@@ -153,6 +161,12 @@ ParameterSignature& ParameterSignature::operator=(ParameterSignature&&) noexcept
 std::optional<bool> ParameterSignature::Lists(std::string_view name) const {
   if (targets_ == nullptr) return std::nullopt;
   return targets_->table.contains(name);
+}
+
+bool ParameterSignature::ListsAsBuffer(std::string_view name) const {
+  if (targets_ == nullptr) return false;
+  const auto it = targets_->table.find(name);
+  return it != targets_->table.end() && targets_->buffer[*it];
 }
 
 void ParameterSignature::Prefetch(std::string_view name) const {

@@ -120,10 +120,13 @@ constexpr int kMaxVeiledWarnedHealthyWithExportDims = 2;
 // module's code, `why` and family final before the linter first ran on it: the same four scores,
 // each floor just below the count measured (docs/ground-truth.md, "Cloaked modules"). Measured 3
 // and 8 of 21 breaking files with an error alone and told, 10 and 13 with an error or a warning.
-constexpr double kMinCloakedRecall = 0.14;
-constexpr double kMinCloakedRecallWithExportDims = 0.38;
-constexpr double kMinCloakedFlagged = 0.47;
-constexpr double kMinCloakedFlaggedWithExportDims = 0.61;
+// Since then (read from this corpus: no held-out figure) 4 and 9, 11 and 14: a buffer torch.export
+// lists is no trained parameter where it is more than per-channel (YOLOv5's grid cached at the
+// export's 8 x 10, yolov5_cached_grid_shape_check.dynamo's SL005).
+constexpr double kMinCloakedRecall = 0.19;
+constexpr double kMinCloakedRecallWithExportDims = 0.42;
+constexpr double kMinCloakedFlagged = 0.52;
+constexpr double kMinCloakedFlaggedWithExportDims = 0.66;
 // Healthy cloaked files with a warning: none alone; told, three hypotheses without a record
 // (docs/ground-truth.md, "Cloaked modules").
 constexpr int kMaxCloakedWarnedHealthy = 0;
