@@ -12,26 +12,57 @@
 #include "lint/fix_builder.h"
 #include "lint/provenance.h"
 #include "lint/rule.h"
+#include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
 namespace {
 
-// The size the weight gives `symbol` on its own, from the finding's witness: nullopt when the
-// weight fixes only a relation of several dims (two inputs concatenated into its features).
+// The size the weight gives `symbol` on its own, from the finding's witness (each with the
+// others at the witness; the relations between them are AddDeclarationFix's to check): nullopt
+// when it leaves the dim a range (two inputs concatenated into its features).
 std::optional<int64_t> FixedSize(const Finding& f, const std::string& symbol) {
-  if (!f.witness || !f.witness->relations.empty()) return std::nullopt;
+  if (!f.witness) return std::nullopt;
   for (const SymbolRange& r : f.witness->ranges) {
     if (r.symbol == symbol && r.min && r.max && *r.min == *r.max) return *r.min;
   }
   return std::nullopt;
 }
 
+// True when every requirement that relates `fixed`'s dims to others holds once they take those
+// sizes, whatever the others are: its two sides differ by a multiple of (dim - size) for one of
+// them. A batch that cancels out of a view's element count (8*B*T == B*D*T) leaves B and T free
+// once D = 8; a grid of h*w == 16 fixes neither h nor w alone, and is not repaired so.
+bool RelationsHoldOnceFixed(const Analysis& analysis,
+                            const std::vector<std::pair<std::string, int64_t>>& fixed) {
+  for (const Pin& pin : analysis.pins()) {
+    if (pin.symbols.size() < 2) continue;
+    const bool relates = std::any_of(fixed.begin(), fixed.end(), [&](const auto& f) {
+      return std::binary_search(pin.symbols.begin(), pin.symbols.end(), f.first);
+    });
+    if (!relates) continue;
+    const sym::MaybeExpr d = sym::Sub(pin.requirement->lhs, pin.requirement->rhs);
+    if (!d) return false;
+    if (d->AsConstant() == 0) continue;
+    const bool vanishes = std::any_of(fixed.begin(), fixed.end(), [&](const auto& f) {
+      const sym::MaybeExpr factor =
+          sym::Sub(sym::Expr::Symbol(f.first), sym::Expr::Constant(f.second));
+      const sym::MaybeExpr quotient = sym::FloorDivExpr(d, factor);
+      return quotient && sym::Mul(quotient, factor) == d;
+    });
+    if (!vanishes) return false;
+  }
+  return true;
+}
+
 // The repair of the declaration: each dim the weight fixes declared as its size, wherever the
 // graph names it (inputs, outputs, value_info), or at its input's axis when it has no name.
-void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f) {
+// The dims the witness leaves free stay dynamic, where fixing the others satisfies every
+// requirement that relates them.
+void AddDeclarationFix(const Analysis& analysis, const Cause& cause,
+                       const std::vector<std::string>& fixed, Finding& f) {
   std::vector<std::pair<std::string, int64_t>> sizes;
   std::vector<std::string> text;
-  for (const std::string& symbol : cause.symbols) {
+  for (const std::string& symbol : fixed) {
     std::optional<int64_t> size = FixedSize(f, symbol);
     if (!size) {
       f.unfixable = absl::StrCat("the weight fixes a relation of ",
@@ -40,6 +71,11 @@ void AddDeclarationFix(const Analysis& analysis, const Cause& cause, Finding& f)
     }
     sizes.emplace_back(symbol, *size);
     text.push_back(absl::StrCat(symbol, " = ", *size));
+  }
+  if (f.witness && !f.witness->relations.empty() && !RelationsHoldOnceFixed(analysis, sizes)) {
+    f.unfixable = absl::StrCat("the weight fixes a relation of ",
+                               absl::StrJoin(cause.symbols, ", "), ", not each of them");
+    return;
   }
   // Where the weight meets the dim by broadcasting (x + pos), size 1 runs too: the declaration
   // would refuse it, so the fix is unsafe.
@@ -74,8 +110,8 @@ class DimFixedByWeight : public Rule {
       const infer::Requirement& r = *cause.pins.front()->requirement;
       Finding f = FindingFor(analysis, cause, cause.node, "");
       // The dims the weight fixes: not those its requirement leaves free (a batch that cancels
-      // out of the element count of a view the weight meets). The declaration's repair below
-      // still asks each of the cause's dims for a size of its own.
+      // out of the element count of a view the weight meets), which the declaration's repair
+      // below leaves dynamic too.
       const std::vector<std::string> fixed =
           f.witness ? RestrictedSymbols(*f.witness, cause.symbols) : cause.symbols;
       f.message = absl::StrCat("weight '", cause.literal.name, "' [",
@@ -104,7 +140,7 @@ class DimFixedByWeight : public Rule {
       f.fix =
           "declare these dims static (drop them from dynamic_axes / dynamic_shapes), or change "
           "the layer if the model is meant to take other sizes";
-      if (analysis.fixes_wanted()) AddDeclarationFix(analysis, cause, f);
+      if (analysis.fixes_wanted()) AddDeclarationFix(analysis, cause, fixed, f);
       out.push_back(std::move(f));
     }
   }

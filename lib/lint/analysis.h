@@ -78,6 +78,8 @@ class Analysis {
 
   // Requirements that hold exactly up to a size: bounds of the model's design (lint/pins.h).
   const std::vector<Bound>& bounds() const { return pins_.bounds; }
+  // Every pin: what the witness's sizes satisfy, and its relations come from.
+  const std::vector<Pin>& pins() const { return pins_.pins; }
   // Pins over input symbols only that torch.export recorded traced symbolically: no constant
   // holds their example size, so what restricts them is the module's own (a buffer, a
   // parameter, a size written in its code), which eager PyTorch shares. Blame skips them;

@@ -161,6 +161,24 @@ TEST_CASE("fix: a dim a weight fixes is declared static", "[lint][fix]") {
   CHECK(x.dim(1).dim_value() == 3);
 }
 
+TEST_CASE("fix: the dims a weight leaves free stay dynamic", "[lint][fix]") {
+  // self.mlp(x.flatten(0, 1)).view_as(x): the Linear fixes D to 8, and the view back relates
+  // B * T * 8 to B * T * D, which holds at every B and T once D is 8. Declaring only D repairs
+  // it (the old repair asked B and T for sizes of their own and gave up).
+  FixResult r = FixOf(FixtureBytes("SL004/weight_fixes_features_batch_cancels.onnxtxt"));
+  REQUIRE(r.fixed.size() == 1);
+  CHECK(r.fixed[0].rule == "SL004");
+  auto fixed = Load(r.model);
+  CHECK(CountRule(*fixed, "SL004") == 0);
+  const auto& x = fixed->graph().proto().input(0).type().tensor_type().shape();
+  CHECK(x.dim(0).dim_param() == "B");
+  CHECK(x.dim(1).dim_param() == "T");
+  CHECK(x.dim(2).dim_value() == 8);
+  // By hand: every batch and length runs, [B, T, 8] in and out.
+  CheckShapes(*fixed, "y",
+              {{"B=2,T=3", {2, 3, 8}}, {"B=5,T=7", {5, 7, 8}}, {"B=1,T=1", {1, 1, 8}}});
+}
+
 TEST_CASE("fix: a weight that fixes only a sum is left, with why", "[lint][fix]") {
   const std::string bytes = FixtureBytes("SL004/concat_fills_weight.onnxtxt");
   FixResult r = FixOf(bytes);
