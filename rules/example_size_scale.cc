@@ -9,10 +9,15 @@
 // the model works.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/fix_builder.h"
+#include "lint/provenance.h"
 #include "lint/rule.h"
 #include "shapelint/infer/constants.h"
 
@@ -164,6 +169,46 @@ bool VariesWhereTheGraphRuns(const Analysis& analysis, const sym::Expr& size, in
   return false;
 }
 
+// True when `code` multiplies or divides by the whole number `n` written as it is (`/ 8`,
+// `* 8`, `.div(8)`, `.mul(8)`): a number elsewhere on the line (`transpose(1, 2)`) is not the
+// scale's, and a power (`** 2`) is none.
+bool ScalesByWritten(std::string_view code, int64_t n) {
+  const std::string digits = absl::StrCat(n);
+  for (const std::string_view op : {"/", "*", "div(", "mul("}) {
+    for (size_t at = code.find(op); at != std::string_view::npos; at = code.find(op, at + 1)) {
+      if (op == "*" &&
+          ((at > 0 && code[at - 1] == '*') || (at + 1 < code.size() && code[at + 1] == '*'))) {
+        continue;
+      }
+      if (op == "/" &&
+          ((at > 0 && code[at - 1] == '/') || (at + 1 < code.size() && code[at + 1] == '/'))) {
+        continue;  // floor division: an int of the trace's
+      }
+      size_t from = at + op.size();
+      while (from < code.size() && code[from] == ' ') ++from;
+      if (code.substr(from, digits.size()) != digits) continue;
+      const size_t end = from + digits.size();
+      if (end == code.size() ||
+          !(absl::ascii_isalnum(code[end]) || code[end] == '_' || code[end] == '.')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// True when the recorded line of `node` (torch.export's stack trace) writes the scale: its
+// magnitude as a decimal (0.125), or, where it is a whole number, as what the line multiplies
+// or divides by (`/ 8`, `* 8`).
+bool WrittenOnLine(const ir::Node& node, double scale, double number) {
+  const std::optional<SourceLocation> line = SourceOf(node);
+  if (!line) return false;
+  if (WritesDecimal(line->code, scale)) return true;
+  const double whole = std::round(number);
+  return std::fabs(number - whole) <= 1e-9 * number && whole < 1e15 &&
+         ScalesByWritten(line->code, static_cast<int64_t>(whole));
+}
+
 class ExampleSizeScale : public Rule {
  public:
   using Rule::Rule;
@@ -185,6 +230,9 @@ class ExampleSizeScale : public Rule {
         if (!reduced) continue;
         auto matched = Match(analysis, *reduced, number);
         if (!matched) continue;
+        // A scale the node's recorded line spells out (`* 0.5`, `/ 8`) is the module's own
+        // number, which eager PyTorch multiplies by too: no size the trace read off the example.
+        if (WrittenOnLine(n, *scale, number)) continue;
         Finding f = FindingAt(
             analysis, g, index, Evidence::kHypothesis,
             absl::StrCat(n.op_type(), " by the literal ", *scale, ": ", matched->text,

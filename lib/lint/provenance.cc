@@ -1,5 +1,7 @@
 #include "lint/provenance.h"
 
+#include <cmath>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -164,6 +166,51 @@ bool WritesNumber(std::string_view code, int64_t value) {
     if ((at == 0 || !joins(code[at - 1])) && (end == code.size() || !joins(code[end]))) {
       return true;
     }
+  }
+  return false;
+}
+
+bool WritesDecimal(std::string_view code, double value) {
+  const double magnitude = std::fabs(value);
+  if (!(magnitude > 0) || !std::isfinite(magnitude)) return false;
+  auto digit = [](char c) { return absl::ascii_isdigit(c); };
+  for (size_t at = 0; at < code.size();) {
+    // A number starts at a digit, or at a '.' before one, not inside a name (x4, _5).
+    const bool starts =
+        (digit(code[at]) || (code[at] == '.' && at + 1 < code.size() && digit(code[at + 1]))) &&
+        (at == 0 ||
+         !(absl::ascii_isalnum(code[at - 1]) || code[at - 1] == '_' || code[at - 1] == '.'));
+    if (!starts) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    bool decimal = false;
+    while (end < code.size() && (digit(code[end]) || code[end] == '.')) {
+      decimal |= code[end] == '.';
+      ++end;
+    }
+    if (end < code.size() && (code[end] == 'e' || code[end] == 'E')) {
+      size_t exponent = end + 1;
+      if (exponent < code.size() && (code[exponent] == '-' || code[exponent] == '+')) ++exponent;
+      if (exponent < code.size() && digit(code[exponent])) {
+        decimal = true;
+        end = exponent;
+        while (end < code.size() && digit(code[end])) ++end;
+      }
+    }
+    // An exponent is no scale of its own: `d ** -0.5` computes one from d.
+    size_t before = at;
+    while (before > 0 && code[before - 1] == ' ') --before;
+    if (before > 0 && (code[before - 1] == '-' || code[before - 1] == '+')) --before;
+    while (before > 0 && code[before - 1] == ' ') --before;
+    const bool exponent = before >= 2 && code.substr(before - 2, 2) == "**";
+    double number = 0;
+    if (decimal && !exponent && absl::SimpleAtod(View(code.substr(at, end - at)), &number) &&
+        std::fabs(number - magnitude) <= 1e-6 * magnitude) {
+      return true;
+    }
+    at = end;
   }
   return false;
 }

@@ -51,6 +51,12 @@ bool TakesIntOfValue(std::string_view code);
 // spells out is the module's, not a size the exporter read off the example.
 bool WritesNumber(std::string_view code, int64_t value);
 
+// True when a line of Python writes the decimal literal `value` (its magnitude, to float32's
+// precision) as a number of its own: `attn * 0.125` writes 0.125, `x * 0.5 + 1` writes 0.5;
+// an exponent is none (`x.shape[-1] ** -0.5` computes its scale from the size). Integers are
+// WritesNumber's.
+bool WritesDecimal(std::string_view code, double value);
+
 // What a line of Python asks to resample, by name: a call ("interpolate_pos_encoding" in
 // `embeddings + self.interpolate_pos_encoding(embeddings, h, w)`, "resample_abs_pos_embed(...)")
 // or a flag set ("interpolate_pos_encoding" in `model(pixel_values,

@@ -33,8 +33,10 @@ constexpr double kMinUnseenFlaggedWithExportDims = 0.83;
 // docs/ground-truth.md). Two alone: SL003 on TorchScript's static output declarations, which the
 // graph does not follow (einsum_heads_unflatten.ts, chunk_mean_unflatten.ts), and SL010 on
 // centernet_topk_fixed.ts's TopK(k = 20), which TorchScript records no line for.
+// Told, 5 until a scale the node's recorded line writes was read as the module's own
+// (nonlocal_view.dynamo's `.mul(0.5)`, SL008).
 constexpr int kMaxUnseenWarnedHealthy = 3;
-constexpr int kMaxUnseenWarnedHealthyWithExportDims = 5;
+constexpr int kMaxUnseenWarnedHealthyWithExportDims = 4;
 // The fresh modules (tests/corpus/fresh), every one held out, built as the unseen ones in idioms
 // no other corpus uses: the same four scores, each floor just below the count measured
 // (docs/ground-truth.md, "Fresh modules").
@@ -127,10 +129,12 @@ constexpr double kMinCloakedRecall = 0.19;
 constexpr double kMinCloakedRecallWithExportDims = 0.42;
 constexpr double kMinCloakedFlagged = 0.52;
 constexpr double kMinCloakedFlaggedWithExportDims = 0.66;
-// Healthy cloaked files with a warning: none alone; told, three hypotheses without a record
-// (docs/ground-truth.md, "Cloaked modules").
+// Healthy cloaked files with a warning: none alone; told, three as first measured (SL008 on
+// LongLoRA's scale 0.5, 1 / sqrt of the half features at the export size: docs/ground-truth.md,
+// "Cloaked modules"), one since the scale its recorded line writes (`* 0.5`) is read as the
+// module's own: the TorchScript export's, which records no line.
 constexpr int kMaxCloakedWarnedHealthy = 0;
-constexpr int kMaxCloakedWarnedHealthyWithExportDims = 3;
+constexpr int kMaxCloakedWarnedHealthyWithExportDims = 1;
 
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
