@@ -246,14 +246,31 @@ bool NonNegativeByFloorBounds(const ExprNode* d, int depth) {
 // True when p >= q at every binding of the symbols to sizes, as far as the sign of p - q shows
 // it (the flag interning gives every node), or, for two floors by the same divisor, their
 // numerators: max(floor((W + 3) / 4), floor((W + 1) / 4)) is floor((W + 3) / 4), and min(-L, L)
-// is -L.
+// is -L. A min is at most each of its arguments and a max at least each of its own, so p is at
+// least min(p, b) and max(a, b) at least a: max(T, min(T, 8)) is T, a length sliced from a
+// table of 8 rows broadcast against the length itself.
 bool ProvablyAtLeast(const ExprNode* p, const ExprNode* q, int depth) {
   if (depth < 0) return false;
-  if (const MaybeExpr d = Combine(p, q, -1); d && NonNegativeByFloorBounds(d->node(), 2)) {
-    return true;
-  }
+  // By the sign of the difference alone: what the absorption below asks of each argument, one
+  // level deep, so that nested mins and maxes cost a sum per argument, not a search.
+  const auto by_sign = [](const ExprNode* a, const ExprNode* b) {
+    if (a == b) return true;
+    const MaybeExpr d = Combine(a, b, -1);
+    return d && NonNegativeByFloorBounds(d->node(), 2);
+  };
+  if (by_sign(p, q)) return true;
   const ExprNode* fp = BareAtom(p);
   const ExprNode* fq = BareAtom(q);
+  if (fq != nullptr && fq->kind == NodeKind::kMin &&
+      std::any_of(fq->args.begin(), fq->args.end(),
+                  [&](const ExprNode* a) { return by_sign(p, a); })) {
+    return true;
+  }
+  if (fp != nullptr && fp->kind == NodeKind::kMax &&
+      std::any_of(fp->args.begin(), fp->args.end(),
+                  [&](const ExprNode* a) { return by_sign(a, q); })) {
+    return true;
+  }
   return fp != nullptr && fq != nullptr && fp->kind == NodeKind::kFloorDiv &&
          fq->kind == NodeKind::kFloorDiv && fp->divisor == fq->divisor &&
          ProvablyAtLeast(fp->numerator, fq->numerator, depth - 1);

@@ -313,6 +313,13 @@ TEST_CASE("min and max drop arguments that sizes never let decide", "[sym]") {
   CHECK(P("max(2*L - 8, L)").ToString() == "max(L, 2*L - 8)");
   // The result does not depend on the order the arguments come in.
   CHECK(P("max(0, L, 2*L)") == P("max(2*L, L, 0)"));
+  // Absorption: a min is at most each argument, a max at least each (a length sliced from a
+  // table of 8 rows, broadcast against the length itself).
+  CHECK(P("max(T, min(T, 8))") == P("T"));
+  CHECK(P("min(T, max(T, 8))") == P("T"));
+  CHECK(P("max(T + 1, min(T, 8))") == P("T + 1"));
+  // Where no argument decides, both stay.
+  CHECK(P("max(S, min(T, 8))").ToString() == "max(S, min(T, 8))");
 }
 
 TEST_CASE("a floor bounded by its numerator decides a min or max", "[sym]") {
