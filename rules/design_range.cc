@@ -124,7 +124,9 @@ class DesignRange : public Rule {
     }
     f.notes.push_back(
         {"eager PyTorch slices, indexes and broadcasts the same way: past the bound it fails "
-         "too, so this is the model's range, not a size of the example",
+         "too, so this is the model's range, not a size of the example; unless forward takes "
+         "another path for longer inputs that the trace did not record (a cache rebuilt past "
+         "its length), which a run of the module there settles",
          std::nullopt});
     f.fix = absl::StrCat("serve and profile ", names, " within [1, ", bound.max,
                          "], or enlarge the table or buffer the graph slices");
