@@ -60,21 +60,21 @@ bool RelationsHoldOnceFixed(const Analysis& analysis,
 // requirement that relates them.
 void AddDeclarationFix(const Analysis& analysis, const Cause& cause,
                        const std::vector<std::string>& fixed, Finding& f) {
+  const std::string relation = absl::StrCat(
+      "the weight fixes a relation of ", absl::StrJoin(cause.symbols, ", "), ", not each of them");
   std::vector<std::pair<std::string, int64_t>> sizes;
   std::vector<std::string> text;
   for (const std::string& symbol : fixed) {
     std::optional<int64_t> size = FixedSize(f, symbol);
     if (!size) {
-      f.unfixable = absl::StrCat("the weight fixes a relation of ",
-                                 absl::StrJoin(cause.symbols, ", "), ", not each of them");
+      f.unfixable = relation;
       return;
     }
     sizes.emplace_back(symbol, *size);
     text.push_back(absl::StrCat(symbol, " = ", *size));
   }
   if (f.witness && !f.witness->relations.empty() && !RelationsHoldOnceFixed(analysis, sizes)) {
-    f.unfixable = absl::StrCat("the weight fixes a relation of ",
-                               absl::StrJoin(cause.symbols, ", "), ", not each of them");
+    f.unfixable = relation;
     return;
   }
   // Where the weight meets the dim by broadcasting (x + pos), size 1 runs too: the declaration

@@ -33,18 +33,9 @@ struct Export {
 
 // x[s77, s27, s53, s0] + table 'inner.grid'.
 std::string GridExport(const Export& e) {
-  ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
+  ModelProto m = ModelWithInput({"s77", "s27", "s53", "s0"});
   auto* g = m.mutable_graph();
   g->set_name("main");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53", "s0"}) {
-    tt->mutable_shape()->add_dim()->set_dim_param(d);
-  }
   auto* w = g->add_initializer();
   w->set_name("inner.grid");
   w->set_data_type(TensorProto::FLOAT);

@@ -35,16 +35,9 @@ struct Export {
 
 // x[s77, s27, s53] -> Transpose -> MatMul with the folded weight val_34.
 std::string MixerExport(const Export& e) {
-  ModelProto m;
-  m.set_ir_version(10);
-  m.add_opset_import()->set_version(18);
+  ModelProto m = ModelWithInput({"s77", "s27", "s53"});
   auto* g = m.mutable_graph();
   g->set_name("main");
-  auto* x = g->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   auto* w = g->add_initializer();
   w->set_name("val_34");
   w->set_data_type(TensorProto::FLOAT);

@@ -46,22 +46,29 @@ inline std::vector<Finding> FindingsOf(const std::string& bytes, const std::stri
   return out;
 }
 
-// A model of IR 10, opset 18, with the input x[s77, s27, s53] and no node yet, and `ranges` as
-// torch.export's range record (empty: none).
-inline ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
+// A model of IR 10, opset 18, with the float input x of the symbolic `dims` and no node yet, as
+// torch.onnx's dynamo exporter writes one.
+inline ONNX_NAMESPACE::ModelProto ModelWithInput(const std::vector<std::string>& dims) {
   ONNX_NAMESPACE::ModelProto m;
   m.set_ir_version(10);
   m.add_opset_import()->set_version(18);
+  auto* x = m.mutable_graph()->add_input();
+  x->set_name("x");
+  auto* tt = x->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
+  for (const std::string& d : dims) tt->mutable_shape()->add_dim()->set_dim_param(d);
+  return m;
+}
+
+// A model of IR 10, opset 18, with the input x[s77, s27, s53] and no node yet, and `ranges` as
+// torch.export's range record (empty: none).
+inline ONNX_NAMESPACE::ModelProto ModelWithRanges(const std::string& ranges) {
+  ONNX_NAMESPACE::ModelProto m = ModelWithInput({"s77", "s27", "s53"});
   if (!ranges.empty()) {
     auto* p = m.add_metadata_props();
     p->set_key("pkg.torch.export.ExportedProgram.range_constraints");
     p->set_value(ranges);
   }
-  auto* x = m.mutable_graph()->add_input();
-  x->set_name("x");
-  auto* tt = x->mutable_type()->mutable_tensor_type();
-  tt->set_elem_type(ONNX_NAMESPACE::TensorProto::FLOAT);
-  for (const char* d : {"s77", "s27", "s53"}) tt->mutable_shape()->add_dim()->set_dim_param(d);
   return m;
 }
 
