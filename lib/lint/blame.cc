@@ -15,6 +15,8 @@ namespace {
 constexpr int kMaxBlameVisits = 100000;
 // Nodes followed up the data inputs of a side that kept its size.
 constexpr int kMaxKeptDepth = 64;
+// Nodes visited on the sides that kept their sizes, every input followed.
+constexpr int kMaxKeptSide = 256;
 
 // The node a claimed literal is blamed on, and the chain from there to the failing node: the
 // Expand or Tile it sizes, else its first consumer on the way to the failure, else the failing
@@ -96,6 +98,28 @@ void Walk(const BlameSite& site, absl::Span<const Matcher* const> matchers, Caus
       if (p < 0 || came_from.contains(p)) break;
       came_from[p] = node;
       node = p;
+    }
+  }
+  // No node there stopped following the input: the kept side may never have read it, and a
+  // literal may stand where the size belongs. Every input of it, nearest first, whose dims
+  // stayed too.
+  std::deque<int> side(kept.begin(), kept.end());
+  absl::flat_hash_set<int> seen(kept.begin(), kept.end());
+  for (int visits = 0; !side.empty() && visits < kMaxKeptSide; ++visits) {
+    const int node = side.front();
+    side.pop_front();
+    for (const Matcher* m : matchers) {
+      if (!m->ClaimsKeptNode(site, node)) continue;
+      cause.owner = m;
+      cause.node = node;
+      for (int n = node; n >= 0; n = came_from[n]) cause.chain.push_back(n);
+      return;
+    }
+    for (const auto& in : g.node(node).input()) {
+      const int p = in.empty() ? -1 : g.Producer(in);
+      if (p < 0 || site.Changed(p) || !seen.insert(p).second) continue;
+      came_from.try_emplace(p, node);
+      side.push_back(p);
     }
   }
 }

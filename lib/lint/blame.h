@@ -91,6 +91,10 @@ class Matcher {
   // True when the failing node's literal operand (site.literal(), of a kind other than kNone)
   // is this rule's: asked only when no rule claimed a node of the walk.
   virtual bool ClaimsLiteral(const BlameSite& site) const { return false; }
+  // True when `node`, on the side of the failure that kept its size and never read the moved
+  // one (a mask of arange(T + 5) where past + T belongs), holds the literal that took the
+  // size's place: asked only when nothing else claimed the failure.
+  virtual bool ClaimsKeptNode(const BlameSite& site, int node) const { return false; }
 };
 
 // The pins one culprit explains.
