@@ -65,7 +65,10 @@ constexpr int kMaxFreshWarnedHealthyWithExportDims = 4;
 // warning; since then 12 and 14, 13 and 14: SL005 follows a literal through OneHot's depth
 // (onehot_num_classes_int.ts, found reading this corpus's misses: no held-out figure); 14 and 15
 // with an error or a warning since torch.export's record is read under the dynamic_shapes names
-// (while_halving_pool.dynamo's SL014, found reading this corpus's misses).
+// (while_halving_pool.dynamo's SL014, found reading this corpus's misses); 14 and 15 with an
+// error, 15 and 16 with either now, the last one since a literal added where the cache length
+// belongs is read as the example's (kv_cache_offset_int.ts's SL017, found reading this corpus's
+// misses).
 constexpr double kMinBlindRecall = 0.38;
 constexpr double kMinBlindRecallWithExportDims = 0.45;
 constexpr double kMinBlindFlagged = 0.45;
