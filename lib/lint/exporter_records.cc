@@ -158,15 +158,16 @@ ParameterSignature::~ParameterSignature() = default;
 ParameterSignature::ParameterSignature(ParameterSignature&&) noexcept = default;
 ParameterSignature& ParameterSignature::operator=(ParameterSignature&&) noexcept = default;
 
+std::optional<ParameterSignature::Listing> ParameterSignature::Find(std::string_view name) const {
+  if (targets_ == nullptr) return std::nullopt;
+  const auto it = targets_->table.find(name);
+  if (it == targets_->table.end()) return Listing::kNotListed;
+  return targets_->buffer[*it] ? Listing::kBuffer : Listing::kParameter;
+}
+
 std::optional<bool> ParameterSignature::Lists(std::string_view name) const {
   if (targets_ == nullptr) return std::nullopt;
   return targets_->table.contains(name);
-}
-
-bool ParameterSignature::ListsAsBuffer(std::string_view name) const {
-  if (targets_ == nullptr) return false;
-  const auto it = targets_->table.find(name);
-  return it != targets_->table.end() && targets_->buffer[*it];
 }
 
 void ParameterSignature::Prefetch(std::string_view name) const {

@@ -113,9 +113,12 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   // statistics) it is the layer's design, but over two or more sized axes it may hold what the
   // module computed at the size it last saw (YOLOv5's grid, cached at the export's 8 x 10 and
   // rebuilt in forward only where the map's size differs), which the shape tells below.
-  const std::optional<bool> listed = initializer ? signature.Lists(src.name) : std::nullopt;
-  const bool buffer = initializer && signature.ListsAsBuffer(src.name);
-  if (listed.value_or(src.node < 0 && IsParameterName(src.name)) && !buffer) return true;
+  using Listing = ParameterSignature::Listing;
+  const std::optional<Listing> listing =
+      initializer ? signature.Find(src.name) : std::optional<Listing>();
+  const bool listed =
+      listing ? *listing != Listing::kNotListed : src.node < 0 && IsParameterName(src.name);
+  if (listed && listing != Listing::kBuffer) return true;
   if (folded.only_module_state) return true;
   if (folded.made_by_trace) return false;
   // A parameter broadcast to a size (a class token expanded to the batch) keeps its own sizes

@@ -51,11 +51,14 @@ class ParameterSignature {
   ~ParameterSignature();
   ParameterSignature(ParameterSignature&&) noexcept;
   ParameterSignature& operator=(ParameterSignature&&) noexcept;
+  // How the signature lists a name: not at all, as a PARAMETER, or as a BUFFER (module state no
+  // optimizer trains: running statistics, a position table, a grid a module caches at the size
+  // it last saw).
+  enum class Listing { kNotListed, kParameter, kBuffer };
+  // How it lists `name`, in one lookup; nullopt when the model records no signature.
+  std::optional<Listing> Find(std::string_view name) const;
   // Whether the signature lists `name`; nullopt when the model records no signature.
   std::optional<bool> Lists(std::string_view name) const;
-  // Whether it lists `name` as a BUFFER: module state no optimizer trains (running statistics,
-  // a position table, a grid a module caches at the size it last saw).
-  bool ListsAsBuffer(std::string_view name) const;
   // Starts fetching the place of `name` in the table, for a Lists of it soon after: a loop over
   // many names overlaps their waits for memory.
   void Prefetch(std::string_view name) const;
