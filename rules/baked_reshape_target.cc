@@ -25,9 +25,6 @@
 namespace shapelint::lint {
 namespace {
 
-// Products of static dims past this are left alone: they would overflow before they matter.
-constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
-
 // The literals a Reshape target was built from, named: those of its entries that are sizes
 // (not 0, 1 or -1, which copy, keep or infer a dim), or of every literal entry when it holds
 // none; "Constant 'a' and Constant 'b'" where a Concat joined several.
@@ -70,47 +67,6 @@ std::string OriginText(const infer::Inference& inference, const infer::TensorFac
   return absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
 }
 
-// True when a Reshape's target follows its input's dynamic dims and its literals regroup only
-// the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention; [B*S, 3072] to
-// [B, S, 3072], a projection's output view. The entries that are not constants multiply to
-// the dynamic dims' product, and the literals to the static dims' (a -1 takes what is left).
-// Its literals are right at every size.
-bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact& target) {
-  sym::MaybeExpr dynamic_in = sym::Expr::Constant(1), dynamic_out = sym::Expr::Constant(1);
-  int64_t static_product = 1;
-  for (const auto& d : *input.shape) {
-    if (!d) return false;
-    if (auto c = d->AsConstant()) {
-      if (*c <= 0 || static_product > kMaxStaticProduct) return false;
-      static_product *= *c;
-    } else {
-      dynamic_in = sym::Mul(dynamic_in, *d);
-    }
-  }
-  int64_t literal_product = 1;
-  bool infer_one = false;
-  for (size_t j = 0; j < target.values->size(); ++j) {
-    const infer::Element& e = (*target.values)[j];
-    if (!e.value) return false;
-    // Reshape's 0 copies the input's dim at its place: [0, 0, 8, 64] keeps B and S.
-    sym::MaybeExpr value = e.value;
-    if (e.value->AsConstant() == 0 && j < input.shape->size()) value = (*input.shape)[j];
-    if (!value) return false;
-    if (auto c = value->AsConstant()) {
-      if (*c == -1 && !infer_one) {
-        infer_one = true;
-        continue;
-      }
-      if (*c <= 0 || literal_product > kMaxStaticProduct) return false;
-      literal_product *= *c;
-      continue;
-    }
-    dynamic_out = sym::Mul(dynamic_out, *value);
-  }
-  if (!dynamic_in || !dynamic_out || *dynamic_in != *dynamic_out) return false;
-  return infer_one ? static_product % literal_product == 0 : static_product == literal_product;
-}
-
 // True when, upstream of the failing node, the Reshape's output changed with the move only where
 // its target follows the input (a symbolic entry, or 0 copying the input's dim): the literals of
 // the target (a chunk size of 4 in [b, -1, 4, d]) did not take the moved size's place, so the
@@ -145,17 +101,22 @@ bool IsLiteralReshape(const BlameSite& site, int node) {
   }
   const bool symbolic_input = std::any_of(input->shape->begin(), input->shape->end(),
                                           [](const auto& d) { return d && !d->IsConstant(); });
-  if (!symbolic_input || RegroupsStaticDims(*input, *target)) return false;
-  return std::any_of(target->values->begin(), target->values->end(), [&](const auto& e) {
+  if (!symbolic_input || baked_reshape_target::RegroupsStaticDims(*input, *target)) return false;
+  const std::vector<bool> kept = baked_reshape_target::KeptStaticEnds(*input, *target->values);
+  for (size_t j = 0; j < target->values->size(); ++j) {
+    const infer::Element& e = (*target->values)[j];
     auto c = e.value ? e.value->AsConstant() : std::nullopt;
     const infer::Origin* o = site.inference().OriginOf(e.origin);
-    return c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral() &&
-           // A 1 adds a unit axis (GroupNorm(1)'s [0, 1, -1], a decoder's [-1, 1]): no size of
-           // an example by itself. Against a graph output's declaration or a failing node it is
-           // the batch of 1 an exporter wrote ([1, -1]); against a tool's value_info alone,
-           // that value_info is what SL003 reports.
-           (*c != 1 || !IsHint(*site.pin().requirement));
-  });
+    if (c && *c != 0 && *c != -1 && o != nullptr && o->IsLiteral() && !kept[j] &&
+        // A 1 adds a unit axis (GroupNorm(1)'s [0, 1, -1], a decoder's [-1, 1]): no size of
+        // an example by itself. Against a graph output's declaration or a failing node it is
+        // the batch of 1 an exporter wrote ([1, -1]); against a tool's value_info alone,
+        // that value_info is what SL003 reports.
+        (*c != 1 || !IsHint(*site.pin().requirement))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // The repair: each literal of the target that stands for input dims becomes those dims, as

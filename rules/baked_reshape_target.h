@@ -1,7 +1,10 @@
 // SL002's pieces outside its detection (baked_reshape_target.cc): the notes on who may own a
-// target's literals (baked_reshape_target_table.cc). Private to the rule.
+// target's literals (baked_reshape_target_table.cc), and the literals that only pass the
+// input's static dims through (baked_reshape_target_static.cc). Private to the rule.
 #ifndef SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
 #define SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
+
+#include <vector>
 
 #include "lint/analysis.h"
 #include "shapelint/lint/finding.h"
@@ -27,6 +30,16 @@ void NoteWrittenLiterals(const Analysis& analysis, const Cause& cause, Finding& 
 // a symbol torch.export specialized: the exporter's record that the size reached the graph
 // through the literal, an error by the severity policy.
 void ConfirmOwnFailure(const Analysis& analysis, const Cause& cause, Finding& f);
+
+// True when a Reshape's target follows its input's dynamic dims and its literals regroup only
+// the static ones: [B, S, 512] to [B, S, 8, 64]. Its literals are right at every size.
+bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact& target);
+
+// For each entry of `target`, whether it keeps a static dim of `input` (of known rank) at its
+// place at either end, the literal equal to it: the coordinate pair of a sampling grid's
+// [b, h * w, 2] viewed as [b, h, w, 2].
+std::vector<bool> KeptStaticEnds(const infer::TensorFact& input,
+                                 const std::vector<infer::Element>& target);
 
 }  // namespace shapelint::lint::baked_reshape_target
 
