@@ -128,6 +128,17 @@ void InferScatterElements(OpContext& ctx) {
   TensorFact& y = ctx.out(0);
   y.elem_type = data.elem_type;
   y.shape = data.shape;  // the output is data with some elements replaced
+  // "updates: Tensor of rank r >= 1 (same rank and shape as indices)".
+  const TensorFact& index_fact = ctx.in(1);
+  const TensorFact& update_fact = ctx.in(2);
+  if (index_fact.shape && update_fact.shape && index_fact.rank() == update_fact.rank()) {
+    for (int64_t a = 0; a < index_fact.rank(); ++a) {
+      ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*update_fact.shape)[a],
+                  (*index_fact.shape)[a],
+                  absl::StrCat(ctx.node().op_type(), " updates axis ", a, " vs indices axis ", a),
+                  kNoOrigin, a);
+    }
+  }
   auto dense = Dense(data);
   auto idx = ctx.ConstInts(1);
   auto idx_dims = ConstDims(ctx.in(1));
@@ -160,11 +171,40 @@ void InferScatterElements(OpContext& ctx) {
   y.values = std::move(vals);
 }
 
+namespace {
+
+// ScatterND's updates have the shape indices.shape[:-1] + data.shape[k:], k = indices.shape[-1]
+// (ONNX's definition; ONNX Runtime refuses any other): one requirement per axis of the updates,
+// where k is known and the ranks agree.
+void RequireScatterNDUpdates(OpContext& ctx, const TensorFact& data, const TensorFact& indices,
+                             const TensorFact& updates) {
+  if (!data.shape || !indices.shape || !updates.shape || indices.shape->empty()) return;
+  const sym::MaybeExpr& last = indices.shape->back();
+  const std::optional<int64_t> k = last ? last->AsConstant() : std::nullopt;
+  const int64_t q = indices.rank();
+  const int64_t r = data.rank();
+  if (!k || *k < 1 || *k > r || updates.rank() != q - 1 + r - *k) return;
+  for (int64_t a = 0; a + 1 < q; ++a) {
+    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*updates.shape)[a],
+                (*indices.shape)[a],
+                absl::StrCat("ScatterND updates axis ", a, " vs indices axis ", a), kNoOrigin, a);
+  }
+  for (int64_t j = 0; j < r - *k; ++j) {
+    ctx.Require(RequirementKind::kConcatDim, Relation::kEqual, (*updates.shape)[q - 1 + j],
+                (*data.shape)[*k + j],
+                absl::StrCat("ScatterND updates axis ", q - 1 + j, " vs data axis ", *k + j),
+                kNoOrigin, q - 1 + j);
+  }
+}
+
+}  // namespace
+
 void InferScatterND(OpContext& ctx) {
   const TensorFact& data = ctx.in(0);
   TensorFact& y = ctx.out(0);
   y.elem_type = data.elem_type;
   y.shape = data.shape;
+  RequireScatterNDUpdates(ctx, data, ctx.in(1), ctx.in(2));
   auto dense = Dense(data);
   auto idx = ctx.ConstInts(1);
   auto idx_dims = ConstDims(ctx.in(1));
