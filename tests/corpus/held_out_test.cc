@@ -1,11 +1,10 @@
 // The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed, veiled,
-// cloaked): each
-// written in idioms the other corpora do not use, every module held out, labelled by ONNX Runtime
-// against eager PyTorch, and scored like the pipelines (corpus_score.h): alone and told the export
-// sizes, no healthy model gets an error but those listed, each explained in
-// docs/ground-truth.md; warned healthy models at most the ceilings measured; recall at or above
-// its floors; every error on a breaking file has a counterexample the stored runs confirm, but
-// those listed.
+// cloaked, shrouded): each written in idioms the other corpora do not use, every module held out,
+// labelled by ONNX Runtime against eager PyTorch, and scored like the pipelines (corpus_score.h):
+// alone and told the export sizes, no healthy model gets an error but those listed, each
+// explained in docs/ground-truth.md; warned healthy models at most the ceilings measured; recall
+// at or above its floors; every error on a breaking file has a counterexample the stored runs
+// confirm, but those listed.
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
@@ -138,6 +137,25 @@ constexpr double kMinCloakedFlaggedWithExportDims = 0.66;
 // module's own: the TorchScript export's, which records no line.
 constexpr int kMaxCloakedWarnedHealthy = 0;
 constexpr int kMaxCloakedWarnedHealthyWithExportDims = 1;
+// The shrouded modules (tests/corpus/shrouded), every one held out, built as the cloaked ones
+// after them, in idioms of multi-input length arithmetic, segmentation and restoration decoders,
+// and tabular, recommendation and graph models no other corpus uses, each module's code, `why`
+// and family final before the linter first ran on it: the same four scores, each floor just below
+// the count measured (docs/ground-truth.md, "Shrouded modules"). Measured 10 and 11 of 24
+// breaking files with an error alone and told, 16 and 17 with an error or a warning. Since then
+// (read from this corpus: no held-out figure) 17 and 18 with either: a Reshape target's literal
+// that keeps a static input dim at its end is no size of the example (the coordinate pair of
+// sr_affine_grid_doubled.dynamo's grid, where SL002 blamed the view and called the number the
+// module's own; SL011 warns now).
+constexpr double kMinShroudedRecall = 0.41;
+constexpr double kMinShroudedRecallWithExportDims = 0.45;
+constexpr double kMinShroudedFlagged = 0.70;
+constexpr double kMinShroudedFlaggedWithExportDims = 0.74;
+// Healthy shrouded files with a warning: none alone; told, one (SL007 on the TorchScript export
+// of a rolling KV window cut by a negative slice, x[:, -8:], whose literal bounds equal the
+// export's window: a hypothesis where TorchScript records no line).
+constexpr int kMaxShroudedWarnedHealthy = 0;
+constexpr int kMaxShroudedWarnedHealthyWithExportDims = 1;
 
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
@@ -220,6 +238,24 @@ const std::set<std::string> kCloakedKnownFalseErrors = {};
 // base the trace computed at T = 12 (wrong values at T <= 8), which no counterexample shows.
 const std::set<std::string> kCloakedUnconfirmedCounterexamples = {
     "dynamic_ntk_rope_base_branch.ts.onnx",
+};
+
+// KNOWN FAILURES: healthy shrouded files with an error. None measured, alone or told; a new one
+// fails the test.
+const std::set<std::string> kShroudedKnownFalseErrors = {};
+
+// KNOWN FAILURES: breaking shrouded files with an error none of whose counterexamples the stored
+// runs confirm, as measured when the corpus was first linted: each counterexample is true of the
+// ONNX model, and eager PyTorch fails there too, for a size the module's own weights or code fix,
+// not the one the file breaks by. The reference frame's upsampling (SL005 on the folded [8, 10]
+// moves x's channels, which the fusing 1 x 1 conv fixes; the file breaks at other reference
+// sizes); the PixelShuffle upsampler (SL003's counterexamples move sizes at which eager's own
+// add of the target fails too); the vision-language patch grid (SL005 moves the features, which
+// the embedding tables fix; the file gives wrong values at other patch counts).
+const std::set<std::string> kShroudedUnconfirmedCounterexamples = {
+    "align_interpolate_shape_tensor_item.ts.onnx",
+    "pixelshuffle_module_target_ratio.dynamo.onnx",
+    "vl_patch_grid_isqrt_side.dynamo.onnx",
 };
 
 TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
@@ -353,6 +389,31 @@ TEST_CASE("cloaked modules: every family is there, every module held out", "[cor
                        {"detection and dense-prediction heads", "LLM serving plumbing",
                         "speech, audio and video front ends"},
                        8);
+}
+
+TEST_CASE("shrouded modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out, and was linted only once its code, why and family were final
+  // (docs/ground-truth.md, "Shrouded modules").
+  CheckHeldOutScores("shrouded",
+                     {kMinShroudedRecall, kMinShroudedRecallWithExportDims, kMinShroudedFlagged,
+                      kMinShroudedFlaggedWithExportDims, kMaxShroudedWarnedHealthy,
+                      kMaxShroudedWarnedHealthyWithExportDims},
+                     kShroudedKnownFalseErrors);
+}
+
+TEST_CASE("shrouded modules: the errors' counterexamples on breaking files run as stated",
+          "[corpus][pipelines]") {
+  // export_shrouded.py stores them.
+  CheckCounterexamplesConfirmed("shrouded", kShroudedUnconfirmedCounterexamples);
+}
+
+TEST_CASE("shrouded modules: every family is there, every module held out", "[corpus][pipelines]") {
+  // 9 to 11 modules a family have a file: the exports that failed with both exporters (both kNN
+  // modules) stay listed under not_exported.
+  CheckHeldOutFamilies("shrouded",
+                       {"multi-input length arithmetic", "segmentation and restoration decoders",
+                        "tabular, recommendation and graph models"},
+                       9);
 }
 
 }  // namespace
