@@ -260,17 +260,6 @@ class SpecializedDim : public Rule {
     return crop;
   }
 
-  // The first node, in topological order, that reads the input.
-  static int FirstReader(const ir::Graph& graph, const std::string& input) {
-    for (int index : graph.topological_order()) {
-      const ir::Node n = graph.node(index);
-      for (int i = 0; i < n.input_size(); ++i) {
-        if (n.input(i) == input) return index;
-      }
-    }
-    return -1;
-  }
-
   // `repaired`: `onnx-shapelint fix` made the graph follow `symbol` where the trace had baked
   // its size, and said so in the model's metadata (kFixFollowedKey). The record is then of the
   // graph before the fix, an annotation that no longer describes it: a note, without the
@@ -279,7 +268,7 @@ class SpecializedDim : public Rule {
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
                  const std::string& symbol, int64_t size, bool graph_requires, bool repaired,
                  const absl::flat_hash_set<int>& stated) const {
-    const int reader = std::max(FirstReader(graph, d.input), 0);
+    const int reader = ReaderToShow(graph, d.input);
     sym::Binding moved = analysis.ExampleOverWitness();
     moved.Set(symbol, size + 1);
     Counterexample c = analysis.Evaluate(moved);

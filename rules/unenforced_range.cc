@@ -29,6 +29,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "lint/export_ranges.h"
+#include "lint/provenance.h"
 #include "lint/requirements.h"
 #include "lint/rule.h"
 
@@ -109,9 +110,8 @@ class UnenforcedRange : public Rule {
                  const std::string& symbol, const ExportRange& range,
                  const Outside& outside) const {
     const std::string recorded = RangeText(symbol, range);
-    // Shown at the input's first reader, as SL011 shows its record.
-    const absl::Span<const int> readers = graph.Consumers(d.input);
-    const int reader = readers.empty() ? 0 : *std::min_element(readers.begin(), readers.end());
+    // Shown at the input's first reader that records a user's line, as SL011 shows its record.
+    const int reader = ReaderToShow(graph, d.input);
     Finding f = FindingAt(
         analysis, graph, reader, Evidence::kHypothesis,
         absl::StrCat("torch.export traced input '", d.input, "' axis ", d.axis, " (", symbol,

@@ -1,5 +1,6 @@
 #include "lint/provenance.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/ascii.h"
@@ -56,7 +57,9 @@ std::vector<std::string> StringList(absl::string_view text) {
 
 // Frames in torch's own code, which every op passes through on its way to the exporter.
 bool IsTorchInternal(const Frame& f) {
-  return absl::StrContains(f.file, "site-packages/torch/") || absl::StartsWith(f.file, "<");
+  // Generated files write paths from site-packages/ on (the corpora's scrubbed traces): torch/...
+  return absl::StrContains(f.file, "site-packages/torch/") || absl::StartsWith(f.file, "torch/") ||
+         absl::StartsWith(f.file, "<");
 }
 
 std::vector<Frame> StackFrames(const ir::Node& node) {
@@ -91,6 +94,21 @@ std::optional<SourceLocation> SourceOf(const ir::Node& node) {
     if (names.size() >= 2) s.module = names[names.size() - 2];
   }
   return s;
+}
+
+int ReaderToShow(const ir::Graph& graph, std::string_view input) {
+  const absl::Span<const int> readers = graph.Consumers(input);
+  if (readers.empty()) return 0;
+  std::vector<int> sorted(readers.begin(), readers.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (int reader : sorted) {
+    const std::vector<Frame> frames = StackFrames(graph.node(reader));
+    if (std::any_of(frames.begin(), frames.end(),
+                    [](const Frame& f) { return !IsTorchInternal(f); })) {
+      return reader;
+    }
+  }
+  return sorted.front();
 }
 
 namespace {

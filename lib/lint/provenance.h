@@ -34,6 +34,12 @@ bool IsTorchInternal(const Frame& frame);
 // timm's), with the module path the node is in; nullopt when nothing is recorded.
 std::optional<SourceLocation> SourceOf(const ir::Node& node);
 
+// The node a finding about input `input` itself is shown at: the first of its readers (in the
+// file's order) whose recorded stack has a frame outside torch's own code, so that the finding
+// names a line of the user's; else the first reader (torch's runtime asserts read every dynamic
+// input first, from torch/fx/passes/runtime_assert.py); 0 when nothing reads it.
+int ReaderToShow(const ir::Graph& graph, std::string_view input);
+
 // True when a line of Python turns a tensor's size into a Python int: `int(x.size(-1)) - 2`,
 // `int(h.shape[2]) * 2`. Under torch.export that specializes the size and makes whatever the line
 // computes from it a number in the graph.
