@@ -91,9 +91,14 @@ class DeclaredShapeMismatch : public Rule {
       // counterexample where some other node fails, would speak of something else.
       if (f.witness && absl::StartsWith(f.witness->summary, "no sizes")) f.witness.reset();
       if (f.counterexample && f.counterexample->node_fails) f.counterexample.reset();
-      f.notes.push_back({absl::StrCat("value_info is the inference of the tool that wrote it",
-                                      WriterOf(analysis), ", not the model's interface"),
-                         std::nullopt});
+      // ONNX Runtime may still act on it: its memory planner reuses buffers by declared shapes
+      // (shrouded/tiled_inference_range_index_add.dynamo fails in a Slice so at W = 11).
+      f.notes.push_back(
+          {absl::StrCat("value_info is the inference of the tool that wrote it", WriterOf(analysis),
+                        ", not the model's interface; ONNX Runtime may still plan its buffers by "
+                        "it, and a run where the value differs can then fail (\"Shape mismatch "
+                        "attempting to re-use buffer\") though every node computes it"),
+           std::nullopt});
       f.fix =
           "drop or recompute the intermediate value_info (onnx.shape_inference), or find "
           "the op that fixed this dim and make it follow the input";
