@@ -118,7 +118,8 @@ struct Counterexample {
   // True when a node cannot run there; false when the graph runs but a declared shape differs.
   bool node_fails = false;
   // True when the failure is only an intermediate value_info's declaration: the inference of
-  // whatever tool wrote it, not the model's interface, so the model does not break there.
+  // whatever tool wrote it, not the model's interface. Every node runs there; ONNX Runtime may
+  // still fail on it, having planned its buffers by the declared shape.
   bool hint_only = false;
   std::vector<ShapeAt> outputs;  // graph outputs at this binding (actual vs declared)
 };
