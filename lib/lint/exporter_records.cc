@@ -166,8 +166,9 @@ std::optional<ParameterSignature::Listing> ParameterSignature::Find(std::string_
 }
 
 std::optional<bool> ParameterSignature::Lists(std::string_view name) const {
-  if (targets_ == nullptr) return std::nullopt;
-  return targets_->table.contains(name);
+  const std::optional<Listing> listing = Find(name);
+  if (!listing) return std::nullopt;
+  return *listing != Listing::kNotListed;
 }
 
 void ParameterSignature::Prefetch(std::string_view name) const {

@@ -177,11 +177,11 @@ bool WritesNumber(std::string_view code, int64_t value) {
       value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   const std::string digits = absl::StrCat(magnitude);
   // Part of a longer number, a float or a name (x4, 0.5, 1e4, _4) is not the number.
-  auto joins = [](char c) { return absl::ascii_isalnum(c) || c == '_' || c == '.'; };
   for (size_t at = code.find(digits); at != std::string_view::npos;
        at = code.find(digits, at + 1)) {
     const size_t end = at + digits.size();
-    if ((at == 0 || !joins(code[at - 1])) && (end == code.size() || !joins(code[end]))) {
+    if ((at == 0 || !IdentifierChar(code[at - 1])) &&
+        (end == code.size() || !IdentifierChar(code[end]))) {
       return true;
     }
   }
@@ -196,8 +196,7 @@ bool WritesDecimal(std::string_view code, double value) {
     // A number starts at a digit, or at a '.' before one, not inside a name (x4, _5).
     const bool starts =
         (digit(code[at]) || (code[at] == '.' && at + 1 < code.size() && digit(code[at + 1]))) &&
-        (at == 0 ||
-         !(absl::ascii_isalnum(code[at - 1]) || code[at - 1] == '_' || code[at - 1] == '.'));
+        (at == 0 || !IdentifierChar(code[at - 1]));
     if (!starts) {
       ++at;
       continue;

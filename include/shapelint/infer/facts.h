@@ -108,7 +108,8 @@ enum class RequirementKind {
   kReshapeCount,   // Reshape keeps the element count
   kInnerDim,       // MatMul / Gemm contraction dims
   kChannels,       // Conv input channels == weight channels * group
-  kConcatDim,      // Concat operands agree off the concat axis
+  kConcatDim,      // two operands agree on a dim: Concat's off the concat axis, a cache
+                   // update's against the cache, a scatter's updates against its indices
   kSqueezeOne,     // Squeeze removes a dim of size 1
   kDeclaredShape,  // a graph output or value_info declares this dim
   kSplitSum,       // Split sizes add up to the split axis (or divide it equally)
