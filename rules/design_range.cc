@@ -284,9 +284,11 @@ class DesignRange : public Rule {
     std::vector<std::pair<const ir::Graph*, int>> order;
     sym::Binding moved = analysis.witness();  // each try sets one symbol and puts it back
     for (const infer::Requirement& r : analysis.inference().requirements) {
-      // Counts, indices and windows that need a dim at least a size are ReportMinimums'.
-      if (r.kind == infer::RequirementKind::kDeclaredShape || IsMinimum(r) || r.graph == nullptr ||
-          r.node < 0 || claimed.contains(&r)) {
+      // Counts, indices and windows that need a dim at least a literal are ReportMinimums'; an
+      // index computed from sizes (DLRM's pairs i * F + j against F * F rows) relates two sizes.
+      if (r.kind == infer::RequirementKind::kDeclaredShape ||
+          (IsMinimum(r) && r.rhs.AsConstant()) || r.graph == nullptr || r.node < 0 ||
+          claimed.contains(&r)) {
         continue;
       }
       const std::vector<std::string> symbols = SymbolsOf(r);

@@ -82,7 +82,11 @@ void InferGather(OpContext& ctx) {
   if (idx) RequireIndexExtremes(ctx, *idx, 0, 1, (*data.shape)[*axis], *axis, "Gather");
   // Indices computed at run time with a known largest value (position ids from a Range): a
   // table needs that many rows (GPT-2's 1024 positions).
-  if (const MaybeExpr largest = LargestOf(indices); !idx && largest) {
+  // Indices the graph computes from sizes, their values tracked (a table of pairs i * F + j
+  // folded at the example with F read from the shape): the largest needs its row too.
+  MaybeExpr largest = idx ? std::nullopt : LargestOf(indices);
+  if (!idx && !largest) largest = DominantNonNegative(indices);
+  if (largest) {
     ctx.Require(RequirementKind::kIndexBound, Relation::kAtLeast, (*data.shape)[*axis],
                 sym::Add(largest, Expr::Constant(1)),
                 absl::StrCat("Gather indices up to ", largest->ToString(), " on axis ", *axis),

@@ -393,6 +393,30 @@ Element Computed(const MaybeExpr& value, const std::vector<const Element*>& args
 
 MaybeExpr LargestOf(const TensorFact& f) { return f.forms ? f.forms->largest : std::nullopt; }
 
+MaybeExpr DominantNonNegative(const TensorFact& f) {
+  if (!f.values || f.values->empty()) return std::nullopt;
+  const MaybeExpr* top = nullptr;
+  for (const Element& e : *f.values) {
+    if (!e.value) return std::nullopt;
+    if (top == nullptr) {
+      top = &e.value;
+      continue;
+    }
+    // Keep the larger of the two where their difference has a sign at every size (>= 1: an
+    // empty axis has no index to address).
+    const MaybeExpr up = sym::Sub(e.value, *top);
+    const MaybeExpr down = sym::Neg(up);
+    if (!up || !down) return std::nullopt;
+    if (sym::NeverPositive(*down)) {
+      top = &e.value;
+    } else if (!sym::NeverPositive(*up)) {
+      return std::nullopt;
+    }
+  }
+  if (!sym::KnownNonNegative(**top)) return std::nullopt;
+  return *top;
+}
+
 void SetLargest(TensorFact& f, const MaybeExpr& largest) {
   if (!largest) return;
   ValueForms forms = f.forms ? *f.forms : ValueForms{};

@@ -115,6 +115,11 @@ Element Computed(const sym::MaybeExpr& value, const std::vector<const Element*>&
 
 // The largest element `f` is known to have (ValueForms::largest), if any.
 sym::MaybeExpr LargestOf(const TensorFact& f);
+// The element of `f`'s tracked values that no other exceeds at any sizes, when one does and it
+// cannot be negative: the largest index a table computed from sizes holds (DLRM's pairs
+// i * F + j, where F was read from the shape and the rows i and columns j were folded at the
+// example). nullopt when a value is unknown or no element dominates every other.
+sym::MaybeExpr DominantNonNegative(const TensorFact& f);
 // Records that no element of `f` exceeds `largest` (nothing when it is unknown).
 void SetLargest(TensorFact& f, const sym::MaybeExpr& largest);
 // Float quotients (ValueForms::numerators) of `x` cast to an integer type into `y`: a Cast

@@ -925,6 +925,42 @@ g (float[B,T,D] x, int64[2] s) => (float[B,D] last) {
   CHECK_FALSE(Holds(Relation::kAtLeast, 4, 5));
 }
 
+TEST_CASE("Gather requires the largest index a table computes from sizes", "[infer][tensor_ops]") {
+  // DLRM's pairwise interactions by tril_indices(int(F), int(F), -1), traced at F = 4: the pairs'
+  // rows {1, 2, 2, 3, 3, 3} and columns {0, 0, 1, 0, 1, 2} are literals, the flat index
+  // row * F + col reads F from the shape, and it addresses the F * F rows of the flattened
+  // products. The largest, 3F + 2, needs F * F >= 3F + 3: F >= 4 (ONNX Runtime at F = 3:
+  // "indices element out of data bounds, idx=9 must be within the inclusive range [-9,8]").
+  auto r = Infer(R"(
+g (float[F,F,B] p) => (float[6,B] y, float[2,B] z) {
+  s = Shape (p)
+  one = Constant <value = int64[1] {1}> ()
+  f = Gather (s, one)
+  rows = Constant <value = int64[6] {1, 2, 2, 3, 3, 3}> ()
+  cols = Constant <value = int64[6] {0, 0, 1, 0, 1, 2}> ()
+  scaled = Mul (rows, f)
+  idx = Add (cols, scaled)
+  flat = Flatten <axis = 2> (p)
+  y = Gather (flat, idx)
+  minus = Constant <value = int64[2] {0, 6}> ()
+  mixed = Sub (minus, f)
+  z = Gather (flat, mixed)
+})",
+                 13);
+  CHECK(r.Values("idx") == "{F, 2*F, 2*F + 1, 3*F, 3*F + 1, 3*F + 2}");
+  const Requirement* req = r.FindRequirement(RequirementKind::kIndexBound);
+  REQUIRE(req != nullptr);
+  CHECK(req->relation == Relation::kAtLeast);
+  CHECK(req->lhs.ToString() == "F^2");
+  CHECK(req->rhs.ToString() == "3*F + 3");
+  CHECK(req->what == "Gather indices up to 3*F + 2 on axis 0");
+  // {-F, 6 - F}: the larger, 6 - F, is negative from F = 7 on, and then the index that needs
+  // the most rows is the most negative one, -F: which element is the extreme one depends on F,
+  // so nothing is required of this Gather rather than a guess.
+  CHECK(r.Values("mixed") == "{-F, -F + 6}");
+  CHECK(r.Requirements(RequirementKind::kIndexBound).size() == 1);
+}
+
 TEST_CASE("Slice and Transpose carry the values of small static tensors", "[infer][tensor_ops]") {
   // torch's lowering of F.pad's pads: [begin_w, end_w] padded to 8, viewed as [4, 2], rows
   // reversed, transposed and flattened gives ONNX's [x1_begin, ..., x1_end, ...] order.
