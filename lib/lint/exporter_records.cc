@@ -55,6 +55,11 @@ bool IsSizedFactory(std::string_view node_name) {
 
 }  // namespace
 
+bool NamedAfterSizingOp(std::string_view name) {
+  const std::string_view op = FxOp(name);
+  return IsSizedFactory(name) || op == "slice" || op == "narrow";
+}
+
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
                                 const ParameterSignature& signature) {
   FoldedSources out;
