@@ -2,7 +2,7 @@
 // ONNX Runtime ran each corpus model at, equals the shape ONNX Runtime computed for it.
 //
 // tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2,third,
-// library,post,unseen,fresh,blind,sealed,veiled,cloaked,shrouded,classes}
+// library,post,unseen,fresh,blind,sealed,veiled,cloaked,shrouded,obscured,classes}
 // with every value of its main graph exposed as an output, at the export size and at up to three
 // other sizes of its labels, and stored the shapes (intermediate_shapes.json beside each
 // corpus). A known dim that differs is a defect of the engine: the target, and the test, is
@@ -226,6 +226,12 @@ TEST_CASE("engine truth: shrouded modules, every value's shape as ONNX Runtime's
           "[corpus][engine-truth]") {
   // A seventh, linted only once its code, why and family were final.
   Report("shrouded", CheckCorpus("shrouded"), 0.9);
+}
+
+TEST_CASE("engine truth: obscured modules, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  // An eighth, linted only once its code, why and family were final.
+  Report("obscured", CheckCorpus("obscured"), 0.9);
 }
 
 TEST_CASE("engine truth: recall classes, every value's shape as ONNX Runtime's",

@@ -1,10 +1,10 @@
 // The held-out corpora of small modules (tests/corpus/unseen, fresh, blind, sealed, veiled,
-// cloaked, shrouded): each written in idioms the other corpora do not use, every module held out,
-// labelled by ONNX Runtime against eager PyTorch, and scored like the pipelines (corpus_score.h):
-// alone and told the export sizes, no healthy model gets an error but those listed, each
-// explained in docs/ground-truth.md; warned healthy models at most the ceilings measured; recall
-// at or above its floors; every error on a breaking file has a counterexample the stored runs
-// confirm, but those listed.
+// cloaked, shrouded, obscured): each written in idioms the other corpora do not use, every module
+// held out, labelled by ONNX Runtime against eager PyTorch, and scored like the pipelines
+// (corpus_score.h): alone and told the export sizes, no healthy model gets an error but those
+// listed, each explained in docs/ground-truth.md; warned healthy models at most the ceilings
+// measured; recall at or above its floors; every error on a breaking file has a counterexample the
+// stored runs confirm, but those listed.
 #include <catch2/catch.hpp>
 #include <set>
 #include <string>
@@ -156,6 +156,21 @@ constexpr double kMinShroudedFlaggedWithExportDims = 0.74;
 // export's window: a hypothesis where TorchScript records no line).
 constexpr int kMaxShroudedWarnedHealthy = 0;
 constexpr int kMaxShroudedWarnedHealthyWithExportDims = 1;
+// The obscured modules (tests/corpus/obscured), every one held out, built as the shrouded ones
+// after them, in idioms of generative image models, time-series and forecasting, and video and
+// volumetric models no other corpus uses, each module's code, `why` and family final before the
+// linter first ran on it: the same four scores, each floor just below the count measured
+// (docs/ground-truth.md, "Obscured modules"). Measured 7 and 10 of 22 breaking files with an
+// error alone and told, 10 and 13 with an error or a warning.
+constexpr double kMinObscuredRecall = 0.31;
+constexpr double kMinObscuredRecallWithExportDims = 0.45;
+constexpr double kMinObscuredFlagged = 0.45;
+constexpr double kMinObscuredFlaggedWithExportDims = 0.59;
+// Healthy obscured files with a warning: none alone; told, one (SL007 on the TorchScript export
+// of lag features from arange(4, L), whose start 4, the largest lag, equals L // 2 at the export's
+// L = 9: a hypothesis where TorchScript records no line).
+constexpr int kMaxObscuredWarnedHealthy = 0;
+constexpr int kMaxObscuredWarnedHealthyWithExportDims = 1;
 
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
@@ -256,6 +271,24 @@ const std::set<std::string> kShroudedUnconfirmedCounterexamples = {
     "align_interpolate_shape_tensor_item.ts.onnx",
     "pixelshuffle_module_target_ratio.dynamo.onnx",
     "vl_patch_grid_isqrt_side.dynamo.onnx",
+};
+
+// KNOWN FAILURES: healthy obscured files with an error. None measured, alone or told; a new one
+// fails the test.
+const std::set<std::string> kObscuredKnownFalseErrors = {};
+
+// KNOWN FAILURES: breaking obscured files with an error none of whose counterexamples the stored
+// runs confirm, as measured when the corpus was first linted.
+const std::set<std::string> kObscuredUnconfirmedCounterexamples = {};
+
+// Obscured files where ONNX Runtime's default session, which the labels' runs use, contradicts an
+// error's counterexample because its graph optimizations rewrote the graph: the VQ quantizer's
+// codes viewed back to (2, 8, 10, C), C read from the shape. SL002 (told) says that at z = [3, 4,
+// 8, 10] the Reshape of 960 elements to 640 fails, as ONNX's Reshape does and as ONNX Runtime
+// does with graph optimizations disabled; from the basic level on, ONNX Runtime makes the shape
+// read C a -1 and returns (2, 6, 8, 10), a wrong shape (eager: (3, 4, 8, 10)). Checked by hand.
+const std::set<std::string> kObscuredRewrittenByOptimizer = {
+    "vq_codebook_argmin_int_view.ts.onnx",
 };
 
 TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
@@ -414,6 +447,32 @@ TEST_CASE("shrouded modules: every family is there, every module held out", "[co
                        {"multi-input length arithmetic", "segmentation and restoration decoders",
                         "tabular, recommendation and graph models"},
                        9);
+}
+
+TEST_CASE("obscured modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out, and was linted only once its code, why and family were final
+  // (docs/ground-truth.md, "Obscured modules").
+  CheckHeldOutScores("obscured",
+                     {kMinObscuredRecall, kMinObscuredRecallWithExportDims, kMinObscuredFlagged,
+                      kMinObscuredFlaggedWithExportDims, kMaxObscuredWarnedHealthy,
+                      kMaxObscuredWarnedHealthyWithExportDims},
+                     kObscuredKnownFalseErrors);
+}
+
+TEST_CASE("obscured modules: the errors' counterexamples on breaking files run as stated",
+          "[corpus][pipelines]") {
+  // export_obscured.py stores them.
+  CheckCounterexamplesConfirmed("obscured", kObscuredUnconfirmedCounterexamples,
+                                kObscuredRewrittenByOptimizer);
+}
+
+TEST_CASE("obscured modules: every family is there, every module held out", "[corpus][pipelines]") {
+  // 10 or 11 modules a family have a file: the one whose exports both failed stays listed under
+  // not_exported.
+  CheckHeldOutFamilies(
+      "obscured",
+      {"generative image models", "time-series and forecasting", "video and volumetric models"},
+      10);
 }
 
 }  // namespace
