@@ -96,9 +96,11 @@ class Analysis {
   Witness RepeatingWitnessFor(const std::vector<std::string>& symbols) const {
     return solution_.WitnessFor(symbols, pins_.pins, /*repeats=*/true);
   }
-  // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
-  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const {
-    return evaluator_.CounterexampleFor(symbols);
+  // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated. With
+  // `own`, one at which that requirement fails itself comes first (GraphEvaluator::MoveSymbols).
+  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols,
+                                                  const infer::Requirement* own = nullptr) const {
+    return evaluator_.CounterexampleFor(symbols, own);
   }
   // The witness and the counterexample as they were with the intermediate value_info among the
   // constraints, which the witness above leaves out (a hint, not the graph): where a hint holds,

@@ -138,7 +138,7 @@ class Blamer {
     // requirement that fails whatever the sizes.
     if (pin.contract || pin.always_false) return cause;
     const ir::Graph& main = in_.model.graph();
-    auto moved = in_.evaluator.MoveSymbols(pin.symbols);
+    auto moved = in_.evaluator.MoveSymbols(pin.symbols, pin.requirement);
     // Without a witness the model already fails where the search ended: blame from there.
     if (!moved && std::any_of(pin.symbols.begin(), pin.symbols.end(),
                               [&](const std::string& s) { return in_.solution.Unsolved(s); })) {

@@ -167,8 +167,8 @@ int64_t StepNear(int64_t granule, int64_t size) {
 
 }  // namespace
 
-std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
-    const std::vector<std::string>& symbols) const {
+std::optional<sym::Binding> GraphEvaluator::MoveSymbols(const std::vector<std::string>& symbols,
+                                                        const infer::Requirement* own) const {
   const sym::Binding& witness = solution_.witness();
   // Candidates, nearest first: just above the working range, just below it, about twice the
   // size; each in steps of the symbol's granule from the witness (attempts 0 to 2), so that
@@ -203,14 +203,19 @@ std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
   // features a layer's weights fix in eager too): the smallest change that breaks the graph
   // shows what was baked, where moving everything at once also moves sizes eager rejects.
   const std::vector<std::string> ordered = InAxisOrder(symbols);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    for (const auto& s : ordered) {
-      const std::optional<int64_t> v = candidate(s, attempt);
-      if (!v) continue;
-      sym::Binding b = witness;
-      b.Set(s, *v);
-      if (FirstFailure(b)) return b;
+  // With `own`, first the moves at which it fails itself, then any that break the graph.
+  for (const bool itself : {own != nullptr, false}) {
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      for (const auto& s : ordered) {
+        const std::optional<int64_t> v = candidate(s, attempt);
+        if (!v) continue;
+        sym::Binding b = witness;
+        b.Set(s, *v);
+        if (itself && HoldsUnder(*own, b) != false) continue;
+        if (FirstFailure(b)) return b;
+      }
     }
+    if (!itself) break;
   }
   // Then all together: a relation between them may hold whenever one moves alone.
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -228,8 +233,8 @@ std::optional<sym::Binding> GraphEvaluator::MoveSymbols(
 }
 
 std::optional<Counterexample> GraphEvaluator::CounterexampleFor(
-    const std::vector<std::string>& symbols) const {
-  auto binding = MoveSymbols(symbols);
+    const std::vector<std::string>& symbols, const infer::Requirement* own) const {
+  auto binding = MoveSymbols(symbols, own);
   if (binding) return CounterexampleAt(*binding);
   // Requirements that no sizes satisfy together: the model breaks wherever it is tried,
   // including at the sizes the search ended on.

@@ -61,11 +61,16 @@ class GraphEvaluator {
   // below it, or to twice the size), at the first of those at which something fails: one
   // symbol alone first, then all of them together. Moves are steps of the symbol's granule
   // (lint/granule.h) first, then of 1.
-  std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols) const;
+  // Where `own` is given, a move at which that requirement itself fails comes first, then the
+  // moves above: a view's element count b*c*H*W == 80*b*c fails where H or W moves, and moving
+  // c, which it cancels, shows only what a weight after it needs.
+  std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols,
+                                          const infer::Requirement* own = nullptr) const;
   // `symbols` in the order the inputs' axes name them; any the inputs do not name, last.
   std::vector<std::string> InAxisOrder(const std::vector<std::string>& symbols) const;
   // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
-  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols) const;
+  std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols,
+                                                  const infer::Requirement* own = nullptr) const;
   // A binding at the export sizes `example`, moving one of `symbols` to a nearby size (a
   // granule more or less where the symbol has one, double, one less, one more, half) or to one
   // of the `exact` probes, at which the graph fails at

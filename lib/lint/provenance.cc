@@ -171,17 +171,38 @@ bool TakesIntOfValue(std::string_view code) {
   });
 }
 
+namespace {
+
+// `code` with the arguments of every permutation call blanked: they are axes, not sizes.
+std::string WithoutPermutationAxes(std::string_view code) {
+  std::string out(code);
+  for (const std::string_view call :
+       {".permute(", ".transpose(", ".movedim(", ".moveaxis(", ".swapaxes(", ".swapdims("}) {
+    for (size_t at = out.find(call); at != std::string::npos; at = out.find(call, at + 1)) {
+      int depth = 1;
+      for (size_t i = at + call.size(); i < out.size() && depth > 0; ++i) {
+        if (out[i] == '(') ++depth;
+        if (out[i] == ')' && --depth == 0) break;
+        if (depth == 1 && absl::ascii_isdigit(out[i])) out[i] = ' ';
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 bool WritesNumber(std::string_view code, int64_t value) {
   // The magnitude in unsigned arithmetic: -INT64_MIN does not fit an int64_t.
   const uint64_t magnitude =
       value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   const std::string digits = absl::StrCat(magnitude);
+  const std::string text = WithoutPermutationAxes(code);
   // Part of a longer number, a float or a name (x4, 0.5, 1e4, _4) is not the number.
-  for (size_t at = code.find(digits); at != std::string_view::npos;
-       at = code.find(digits, at + 1)) {
+  for (size_t at = text.find(digits); at != std::string::npos; at = text.find(digits, at + 1)) {
     const size_t end = at + digits.size();
-    if ((at == 0 || !IdentifierChar(code[at - 1])) &&
-        (end == code.size() || !IdentifierChar(code[end]))) {
+    if ((at == 0 || !IdentifierChar(text[at - 1])) &&
+        (end == text.size() || !IdentifierChar(text[end]))) {
       return true;
     }
   }

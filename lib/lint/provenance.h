@@ -54,7 +54,9 @@ bool TakesIntOfValue(std::string_view code);
 
 // True when a line of Python writes the number `value` (its magnitude) as a literal of its own:
 // `x[..., :4]` writes 4, `x.shape[1] * 0.5` writes neither 5 nor 0. A number the module's code
-// spells out is the module's, not a size the exporter read off the example.
+// spells out is the module's, not a size the exporter read off the example. The axes of a
+// permutation (`.permute(0, 2, 4, 1, 3, 5)`, `.transpose(1, 2)`, `.movedim(1, -1)`) are no
+// sizes: `x.view(b, c, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5)` writes 2, not 4 or 5.
 bool WritesNumber(std::string_view code, int64_t value);
 
 // True when a line of Python writes the decimal literal `value` (its magnitude, to float32's

@@ -84,7 +84,9 @@ Finding Rule::FindingFor(const Analysis& analysis, const Cause& cause, int node,
     f.counterexample = analysis.CounterexampleAt(analysis.witness());
   } else {
     f.witness = analysis.WitnessFor(cause.symbols);
-    f.counterexample = analysis.CounterexampleFor(cause.symbols);
+    // Where the cause's first pin fails itself, not only where something after it does.
+    f.counterexample = analysis.CounterexampleFor(
+        cause.symbols, cause.pins.empty() ? nullptr : cause.pins.front()->requirement);
     if (!cause.pins.empty() && all(&Pin::contract)) RelationsAsWitness(cause, *f.witness);
   }
   // Only intermediate value_info contradicts the graph: the writing tool's inference, a hint.

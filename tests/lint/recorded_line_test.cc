@@ -404,6 +404,16 @@ TEST_CASE("a recorded line that writes a number", "[lint]") {
   CHECK_FALSE(WritesNumber("return x[:, :41]", 4));
   CHECK_FALSE(WritesNumber("return x * 1e4", 4));
   CHECK_FALSE(WritesNumber("", 4));
+  // The axes of a permutation are no sizes: Flux's packing writes 2, not the 4 and 5 the trace
+  // computed from int(H) // 2 and int(W) // 2, which the permutation only names as axes.
+  const std::string pack = "tok = x.view(b, c, h, 2, w, 2).permute(0, 2, 4, 1, 3, 5)";
+  CHECK(WritesNumber(pack, 2));
+  CHECK_FALSE(WritesNumber(pack, 4));
+  CHECK_FALSE(WritesNumber(pack, 5));
+  CHECK_FALSE(WritesNumber("x.transpose(1, 3).movedim(2, -1).swapaxes(0, 4)", 3));
+  // Past the permutation's parentheses the line writes numbers again.
+  CHECK(WritesNumber("x.permute(0, 2, 1).reshape(b, 4, -1)", 4));
+  CHECK(WritesNumber("x.permute(*self.order(3))", 3));
 }
 
 TEST_CASE("SL007: a literal its recorded line writes is the module's own", "[lint]") {
