@@ -39,7 +39,7 @@ class GraphEvaluator {
         symbols_(symbols),
         solution_(solution),
         recorded_(recorded),
-        granules_(inference) {}
+        granules_(inference, solution.witness()) {}
 
   struct Failure {
     const infer::Requirement* requirement = nullptr;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace shapelint::lint {
@@ -62,6 +64,84 @@ const Granules::BySymbol& Granules::Walk(const sym::Expr& e) const {
   return memo_.emplace(key, std::move(out)).first->second;
 }
 
+// A view that splits a dim into a count and literal factors (Flux's [b, c, H, W] as
+// [b, c, 4, 2, 5, 2], a chunk view [b, -1, 4, d] of [b, T, d]) needs that dim to stay a multiple
+// of the factors after the first wherever the module computes the count from the size
+// (h = H // 2), as eager's view does: the step that keeps the module's own divisibility. The
+// dims and the target's entries are matched, in order, into runs of equal size at the witness;
+// a run of one input dim that is a single symbol, against two entries or more whose entries
+// after the first are literals, gives the product of those literals. A literal 1 is a unit axis
+// the view adds, in no run.
+void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) const {
+  if (r.graph == nullptr || r.node < 0) return;
+  const ir::Node n = r.graph->node(r.node);
+  if (n.op_type() != "Reshape" || n.input_size() < 2) return;
+  const infer::TensorFact* in = inference_.FindIn(*r.graph, n.input(0));
+  const infer::TensorFact* target = inference_.FindIn(*r.graph, n.input(1));
+  if (in == nullptr || !in->shape || target == nullptr || !target->values) return;
+  std::vector<int64_t> dims;
+  for (const sym::MaybeExpr& d : *in->shape) {
+    const std::optional<int64_t> v = d ? d->Evaluate(witness_) : std::nullopt;
+    if (!v || *v < 1) return;
+    dims.push_back(*v);
+  }
+  // The target's entries at the witness; a 0 copies the input's dim, a -1 takes what is left.
+  const bool zero_copies = n.IntAttribute("allowzero").value_or(0) == 0;
+  std::vector<int64_t> entries;
+  std::vector<bool> literal;
+  int64_t total = 1, known = 1, inferred = -1;
+  for (const int64_t d : dims) {
+    if (__builtin_mul_overflow(total, d, &total)) return;
+  }
+  for (size_t j = 0; j < target->values->size(); ++j) {
+    const sym::MaybeExpr& e = (*target->values)[j].value;
+    const std::optional<int64_t> c = e ? e->AsConstant() : std::nullopt;
+    std::optional<int64_t> v = e ? e->Evaluate(witness_) : std::nullopt;
+    if (c == 0 && zero_copies) v = j < dims.size() ? std::optional<int64_t>(dims[j]) : std::nullopt;
+    if (c == -1) {
+      if (inferred >= 0) return;
+      inferred = static_cast<int64_t>(entries.size());
+      entries.push_back(1);
+      literal.push_back(false);
+      continue;
+    }
+    if (!v || *v < 1 || __builtin_mul_overflow(known, *v, &known)) return;
+    // A literal 1 adds a unit axis ([1, 4, 1, 5] of [4, 5]): no factor of a split.
+    if (c == 1) continue;
+    entries.push_back(*v);
+    literal.push_back(c.has_value() && *c >= 1);
+  }
+  if (inferred >= 0) {
+    if (known == 0 || total % known != 0) return;
+    entries[inferred] = total / known;
+  }
+  size_t i = 0, j = 0;
+  while (i < dims.size() && j < entries.size()) {
+    const size_t first_entry = j;
+    const size_t first_dim = i;
+    int64_t a = dims[i++], b = entries[j++];
+    while (a != b) {
+      if (a < b) {
+        if (i == dims.size() || __builtin_mul_overflow(a, dims[i++], &a)) return;
+      } else {
+        if (j == entries.size() || __builtin_mul_overflow(b, entries[j++], &b)) return;
+      }
+    }
+    // Units on either side belong to no run: skip them before the next.
+    if (i - first_dim != 1 || j - first_entry < 2) continue;
+    const sym::MaybeExpr& d = (*in->shape)[first_dim];
+    const std::optional<std::string_view> symbol = d ? d->AsSymbol() : std::nullopt;
+    if (!symbol) continue;
+    int64_t factors = 1;
+    bool literals = true;
+    for (size_t k = first_entry + 1; k < j; ++k) {
+      literals = literals && literal[k];
+      if (__builtin_mul_overflow(factors, entries[k], &factors)) return;
+    }
+    if (literals) Merge(all, std::string(*symbol), factors);
+  }
+}
+
 void Granules::Read() const {
   BySymbol all;
   auto add = [&](const sym::Expr& e) {
@@ -79,6 +159,7 @@ void Granules::Read() const {
     if (r.kind == infer::RequirementKind::kDeclaredShape) continue;
     add(r.lhs);
     add(r.rhs);
+    if (r.kind == infer::RequirementKind::kReshapeCount) ReadReshapeSplits(r, all);
   }
   all_ = std::move(all);
   memo_.clear();

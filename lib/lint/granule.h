@@ -29,21 +29,26 @@ inline constexpr int64_t kMaxGranule = 64;
 
 class Granules {
  public:
-  explicit Granules(const infer::Inference& inference) : inference_(inference) {}
+  // `witness`: sizes at which the graph runs, where a Reshape's runs of dims are matched.
+  Granules(const infer::Inference& inference, const sym::Binding& witness)
+      : inference_(inference), witness_(witness) {}
 
   // The least common multiple, over every dim of the main graph's values and every requirement
   // of its ops, of what a move of `symbol` must be a multiple of for each floor over it to keep
-  // its remainder (the divisor times the granule of its numerator); 1 when the symbol is under
-  // no floor, or when that is more than kMaxGranule. The whole graph is read once, on the first
-  // call, for every symbol.
+  // its remainder (the divisor times the granule of its numerator), and for each Reshape that
+  // splits the symbol's dim into a count and literal factors to keep splitting it (below); 1
+  // when the symbol is under neither, or when that is more than kMaxGranule. The whole graph is
+  // read once, on the first call, for every symbol.
   int64_t Of(std::string_view symbol) const;
 
  private:
   using BySymbol = absl::flat_hash_map<std::string, int64_t>;  // granules above 1 only
   const BySymbol& Walk(const sym::Expr& e) const;
+  void ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) const;
   void Read() const;
 
   const infer::Inference& inference_;
+  const sym::Binding& witness_;
   mutable std::optional<BySymbol> all_;
   // Node-based: Walk hands out references into it while it grows.
   mutable absl::node_hash_map<const void*, BySymbol> memo_;

@@ -281,16 +281,11 @@ const std::set<std::string> kShroudedUnconfirmedCounterexamples = {
 const std::set<std::string> kObscuredKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking obscured files with an error none of whose counterexamples the stored
-// runs confirm. None as first measured. Since both Flux packing files get SL002 (read from this
-// corpus), two: the view [b, c, 4, 2, 5, 2] needs H * W == 80, and the counterexample moves H to
-// 9 (or, alone, to 41 from the witness H = 40, W = 2), where eager's view(b, c, h, 2, w, 2)
-// fails too because the module needs even sizes, which no floor of the graph shows (granules
-// come from floors). By hand at x = [2, 4, 10, 10]: eager returns [2, 25, 8], ONNX Runtime fails
-// in the view (800 elements against 640).
-const std::set<std::string> kObscuredUnconfirmedCounterexamples = {
-    "flux_pack_latents_int_halves.dynamo.onnx",
-    "flux_pack_latents_int_halves.ts.onnx",
-};
+// runs confirm. None as first measured, and none since both Flux packing files get SL002: their
+// counterexamples moved H to 9 at first, where eager's view(b, c, h, 2, w, 2) fails too, until a
+// view's literal factors after the count gave H its step of 2 (lint/granule.h): at x = [2, 4,
+// 10, 10] eager runs and ONNX Runtime fails in the view (800 elements against 640).
+const std::set<std::string> kObscuredUnconfirmedCounterexamples = {};
 
 // Obscured files where ONNX Runtime's default session, which the labels' runs use, contradicts an
 // error's counterexample because its graph optimizations rewrote the graph: the VQ quantizer's

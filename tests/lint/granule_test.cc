@@ -1,0 +1,112 @@
+// The steps by which the counterexample search moves a size (lint/granule.h): the floors of the
+// graph's arithmetic, and the literal factors a Reshape splits a dim into. Each expectation worked
+// out by hand beside it.
+#include "lint/granule.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "infer/infer_fixture.h"
+#include "shapelint/sym/expr.h"
+
+namespace shapelint::lint {
+namespace {
+
+sym::Binding At(std::initializer_list<std::pair<const char*, int64_t>> sizes) {
+  sym::Binding b;
+  for (const auto& [name, size] : sizes) b.Set(name, size);
+  return b;
+}
+
+TEST_CASE("granule: a stride-2 window moves H by 2", "[lint][granule]") {
+  auto r = infer::Infer(R"(
+g (float[N,C,H,W] x) => (float[N,C,?,?] y) {
+  y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+})");
+  const sym::Binding w = At({{"N", 2}, {"C", 4}, {"H", 8}, {"W", 10}});
+  Granules g(r.inference, w);
+  // floor((H - 2) / 2) + 1: the floor keeps its remainder when H moves by 2.
+  CHECK(g.Of("H") == 2);
+  CHECK(g.Of("W") == 2);
+  CHECK(g.Of("N") == 1);
+}
+
+TEST_CASE("granule: a view into a count and literal factors keeps the factors", "[lint][granule]") {
+  // Flux's packing traced at 8 x 10: [N, C, H, W] viewed as [N, C, 4, 2, 5, 2]. At the witness
+  // H = 8 matches the entries 4, 2 and W = 10 the entries 5, 2: the module computes 4 and 5 as
+  // H // 2 and W // 2 and needs even sizes, so each moves by 2. N and C keep their entries
+  // (read from the shape): no split.
+  auto r = infer::Infer(R"(
+g (float[N,C,H,W] x) => (float[N,C,4,2,5,2] y) {
+  s = Shape (x)
+  zero = Constant <value = int64[1] {0}> ()
+  two = Constant <value = int64[1] {2}> ()
+  nc = Slice (s, zero, two)
+  halves = Constant <value = int64[4] {4, 2, 5, 2}> ()
+  t = Concat <axis = 0> (nc, halves)
+  y = Reshape (x, t)
+})");
+  const sym::Binding w = At({{"N", 2}, {"C", 4}, {"H", 8}, {"W", 10}});
+  Granules g(r.inference, w);
+  CHECK(g.Of("H") == 2);
+  CHECK(g.Of("W") == 2);
+  CHECK(g.Of("N") == 1);
+  CHECK(g.Of("C") == 1);
+}
+
+TEST_CASE("granule: a chunk view [N, -1, 4, D] moves T by 4", "[lint][granule]") {
+  // [N, T, D] as [N, -1, 4, D]: T splits into T / 4 chunks of the literal 4.
+  auto r = infer::Infer(R"(
+g (float[N,T,8] x) => (float[N,?,4,8] y) {
+  t = Constant <value = int64[4] {0, -1, 4, 8}> ()
+  y = Reshape (x, t)
+})");
+  Granules g(r.inference, At({{"N", 2}, {"T", 12}}));
+  CHECK(g.Of("T") == 4);
+  CHECK(g.Of("N") == 1);
+}
+
+TEST_CASE("granule: the unit axes a view adds split nothing", "[lint][granule]") {
+  // torch.kron's decomposition views b [R, C] as [1, 4, 1, 5] at R = 4, C = 5: the 1s add axes,
+  // they are no count of a split of R or C.
+  auto r = infer::Infer(R"(
+g (float[R,C] b) => (float[1,4,1,5] y) {
+  t = Constant <value = int64[4] {1, 4, 1, 5}> ()
+  y = Reshape (b, t)
+})");
+  Granules g(r.inference, At({{"R", 4}, {"C", 5}}));
+  CHECK(g.Of("R") == 1);
+  CHECK(g.Of("C") == 1);
+}
+
+TEST_CASE("granule: no step from a flatten or from factors read from the shape",
+          "[lint][granule]") {
+  // A flatten [N, -1] of [N, T, D] joins two input dims into one entry: it splits nothing. A
+  // split of T into [2, T / 2] whose second entry is computed from the shape (Div of the
+  // shape's T by 2) follows T: no literal factor says the module needs a multiple.
+  auto r = infer::Infer(R"(
+g (float[N,T,D] x) => (float[N,?] y, float[N,2,?,D] z) {
+  flat = Constant <value = int64[2] {0, -1}> ()
+  y = Reshape (x, flat)
+  s = Shape (x)
+  one = Constant <value = int64[1] {1}> ()
+  two = Constant <value = int64[1] {2}> ()
+  three = Constant <value = int64[1] {3}> ()
+  zero = Constant <value = int64[1] {0}> ()
+  n = Slice (s, zero, one)
+  t = Slice (s, one, two)
+  d = Slice (s, two, three)
+  half = Div (t, two)
+  target = Concat <axis = 0> (n, two, half, d)
+  z = Reshape (x, target)
+})");
+  Granules g(r.inference, At({{"N", 2}, {"T", 12}, {"D", 8}}));
+  CHECK(g.Of("D") == 1);
+  CHECK(g.Of("N") == 1);
+  // floor(T / 2) in the second view's dims: the floor moves T by 2 (the view's own split does
+  // not add to it: its factor after the count is no literal).
+  CHECK(g.Of("T") == 2);
+}
+
+}  // namespace
+}  // namespace shapelint::lint
