@@ -355,9 +355,34 @@ class DesignRange : public Rule {
                       " of this node: ", absl::StrJoin(more, "; "),
                       unshown > 0 ? absl::StrCat("; and ", unshown, " more") : "");
     }
+    // An index computed from one size (DLRM's pairs, 3F + 2 into F * F rows) needs that size to
+    // reach a least value, as a literal count does: say from where the graph runs.
+    std::optional<int64_t> from = IsMinimum(r) && first.size() == 1 && n.relations.size() == 1
+                                      ? SmallestSize(analysis, r, first)
+                                      : std::nullopt;
+    // "From there on" only where it keeps holding far past the witness: an index that outgrows
+    // the dim (2F into F + 10 rows) holds up to a size, not from one.
+    if (from) {
+      sym::Binding past = analysis.witness();
+      const int64_t w = past.Get(first[0]).value_or(*from);
+      for (const int64_t k : {2, 4, 16, 64}) {
+        past.Set(first[0], std::max(w, *from) * k);
+        if (HoldsUnder(r, past) != true) from.reset();
+        if (!from) break;
+      }
+    }
+    if (from && *from > 1)
+      absl::StrAppend(&message, ", and holds from ", names, " = ", *from, " on");
     Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
     f.symbols.assign(n.symbols.begin(), n.symbols.end());
     f.counterexample = std::move(n.failure);
+    if (from && *from > 1) {
+      Witness w;
+      w.ranges.push_back(
+          {first[0], analysis.witness().Get(first[0]).value_or(*from), *from, std::nullopt});
+      w.summary = absl::StrCat("works for ", names, " from ", *from, " on");
+      f.witness = std::move(w);
+    }
     f.notes.push_back(
         {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
          "grid the export fixed): the model runs only where it holds",
