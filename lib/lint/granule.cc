@@ -127,7 +127,8 @@ void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) con
         if (j == entries.size() || __builtin_mul_overflow(b, entries[j++], &b)) return;
       }
     }
-    // Units on either side belong to no run: skip them before the next.
+    // A split is one input dim against two entries or more; a run that joins dims (a flatten)
+    // or keeps one as it is splits nothing.
     if (i - first_dim != 1 || j - first_entry < 2) continue;
     const sym::MaybeExpr& d = (*in->shape)[first_dim];
     const std::optional<std::string_view> symbol = d ? d->AsSymbol() : std::nullopt;

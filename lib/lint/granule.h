@@ -29,7 +29,8 @@ inline constexpr int64_t kMaxGranule = 64;
 
 class Granules {
  public:
-  // `witness`: sizes at which the graph runs, where a Reshape's runs of dims are matched.
+  // `witness`: sizes at which the graph runs, where a Reshape's runs of dims are matched; kept
+  // by reference, so it must outlive the Granules (the analysis' solution owns it).
   Granules(const infer::Inference& inference, const sym::Binding& witness)
       : inference_(inference), witness_(witness) {}
 

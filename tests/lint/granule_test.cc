@@ -61,7 +61,8 @@ g (float[N,T,8] x) => (float[N,?,4,8] y) {
   t = Constant <value = int64[4] {0, -1, 4, 8}> ()
   y = Reshape (x, t)
 })");
-  Granules g(r.inference, At({{"N", 2}, {"T", 12}}));
+  const sym::Binding w = At({{"N", 2}, {"T", 12}});
+  Granules g(r.inference, w);
   CHECK(g.Of("T") == 4);
   CHECK(g.Of("N") == 1);
 }
@@ -74,7 +75,8 @@ g (float[R,C] b) => (float[1,4,1,5] y) {
   t = Constant <value = int64[4] {1, 4, 1, 5}> ()
   y = Reshape (b, t)
 })");
-  Granules g(r.inference, At({{"R", 4}, {"C", 5}}));
+  const sym::Binding w = At({{"R", 4}, {"C", 5}});
+  Granules g(r.inference, w);
   CHECK(g.Of("R") == 1);
   CHECK(g.Of("C") == 1);
 }
@@ -100,7 +102,8 @@ g (float[N,T,D] x) => (float[N,?] y, float[N,2,?,D] z) {
   target = Concat <axis = 0> (n, two, half, d)
   z = Reshape (x, target)
 })");
-  Granules g(r.inference, At({{"N", 2}, {"T", 12}, {"D", 8}}));
+  const sym::Binding w = At({{"N", 2}, {"T", 12}, {"D", 8}});
+  Granules g(r.inference, w);
   CHECK(g.Of("D") == 1);
   CHECK(g.Of("N") == 1);
   // floor(T / 2) in the second view's dims: the floor moves T by 2 (the view's own split does
