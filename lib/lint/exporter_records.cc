@@ -60,6 +60,8 @@ bool NamedAfterSizingOp(std::string_view name) {
   return IsSizedFactory(name) || op == "slice" || op == "narrow";
 }
 
+bool GeneratedValueName(std::string_view name) { return name != "val" && FxOp(name) == "val"; }
+
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
                                 const ParameterSignature& signature) {
   FoldedSources out;

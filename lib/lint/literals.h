@@ -133,6 +133,10 @@ FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
 // and buffers by their module path instead ("cls", "inner.pos").
 bool NamedAfterSizingOp(std::string_view name);
 
+// True when `name` is one the dynamo exporter's ONNX builder generates for a value it computes
+// ("val_12"): no module path, so no parameter's name where the records are gone.
+bool GeneratedValueName(std::string_view name);
+
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
 
