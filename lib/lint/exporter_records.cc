@@ -55,12 +55,10 @@ bool IsSizedFactory(std::string_view node_name) {
 
 }  // namespace
 
-bool NamedAfterSizingOp(std::string_view name) {
+bool NamesComputedValue(std::string_view name) {
   const std::string_view op = FxOp(name);
-  return IsSizedFactory(name) || op == "slice" || op == "narrow";
+  return IsSizedFactory(name) || op == "slice" || op == "narrow" || (op == "val" && op != name);
 }
-
-bool GeneratedValueName(std::string_view name) { return name != "val" && FxOp(name) == "val"; }
 
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
                                 const ParameterSignature& signature) {

@@ -119,9 +119,9 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   // Without a signature the name is what is left: a module path, unless it names an op that
   // sized the tensor or a value the exporter generated (a post-processor dropped the records,
   // not the names).
-  const bool listed = listing ? *listing != Listing::kNotListed
-                              : src.node < 0 && IsParameterName(src.name) &&
-                                    !NamedAfterSizingOp(src.name) && !GeneratedValueName(src.name);
+  const bool listed =
+      listing ? *listing != Listing::kNotListed
+              : src.node < 0 && IsParameterName(src.name) && !NamesComputedValue(src.name);
   if (listed && listing != Listing::kBuffer) return true;
   if (folded.only_module_state) return true;
   if (folded.made_by_trace) return false;

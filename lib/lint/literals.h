@@ -126,16 +126,12 @@ struct FoldedSources {
 FoldedSources ReadFoldedSources(const ir::Graph& graph, const std::string& name,
                                 const ParameterSignature& signature);
 
-// True when `name` is what torch.export calls the value of an op that makes or cuts a tensor
-// to a size ("expand", "ones_1", "slice_2"): a dynamo export's constant folded from such an op
-// keeps that name when a post-processor (onnxsim, onnxslim) lifts it, though it drops the
-// records that ReadFoldedSources and ParameterSignature read. torch.export names parameters
-// and buffers by their module path instead ("cls", "inner.pos").
-bool NamedAfterSizingOp(std::string_view name);
-
-// True when `name` is one the dynamo exporter's ONNX builder generates for a value it computes
-// ("val_12"): no module path, so no parameter's name where the records are gone.
-bool GeneratedValueName(std::string_view name);
+// True when `name` is one torch.export gives a value it computed, not a parameter or buffer
+// (named by module path: "cls", "inner.pos"): the value of an op that makes or cuts a tensor to a
+// size ("expand", "ones_1", "slice_2"), or a name the exporter's ONNX builder generates
+// ("val_12"). A post-processor (onnxsim, onnxslim) that lifts such a folded constant keeps the
+// name, though it drops the records that ReadFoldedSources and ParameterSignature read.
+bool NamesComputedValue(std::string_view name);
 
 // True for ONNX float element types (float, float16, bfloat16, double).
 bool IsFloating(int32_t data_type);
