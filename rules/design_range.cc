@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "baked_literal.h"
 #include "lint/export_ranges.h"
 #include "lint/literals.h"
@@ -27,6 +28,7 @@
 #include "lint/provenance.h"
 #include "lint/requirements.h"
 #include "lint/rule.h"
+#include "lint/witness.h"
 
 namespace shapelint::lint {
 namespace {
@@ -340,21 +342,6 @@ class DesignRange : public Rule {
     const infer::Requirement& r = *n.first;
     const std::vector<std::string> first = SymbolsOf(r);
     const std::string names = absl::StrJoin(first, ", ");
-    std::string message = absl::StrCat(names, first.size() > 1 ? " are" : " is",
-                                       " narrowed by the graph: ", RequirementText(r), " (", r.what,
-                                       ") fails at some sizes the inputs declare "
-                                       "valid");
-    if (n.relations.size() > 1) {
-      std::vector<std::string> more;
-      for (size_t i = 1; i < n.relations.size() && i <= kRelationsShown; ++i) {
-        more.push_back(RequirementText(*n.relations[i]));
-      }
-      const size_t unshown = n.relations.size() - 1 - more.size();
-      absl::StrAppend(&message, "; so does each of ", n.relations.size() - 1, " more relation",
-                      n.relations.size() > 2 ? "s" : "",
-                      " of this node: ", absl::StrJoin(more, "; "),
-                      unshown > 0 ? absl::StrCat("; and ", unshown, " more") : "");
-    }
     // An index computed from one size (DLRM's pairs, 3F + 2 into F * F rows) needs that size to
     // reach a least value, as a literal count does: say from where the graph runs.
     std::optional<int64_t> from = IsMinimum(r) && first.size() == 1 && n.relations.size() == 1
@@ -371,8 +358,42 @@ class DesignRange : public Rule {
         if (!from) break;
       }
     }
-    if (from && *from > 1)
+    // Else a view to a literal multiple (unflatten(1, (-1, 4))) or pairs of frames runs at every
+    // fourth or every second size: say which, where the relation alone leaves the user to solve it.
+    const std::optional<Witness> congruence =
+        from && *from > 1 ? std::nullopt : Congruence(analysis, n);
+    // Where the sizes are a residue class, the symbols it restricts are the narrowed ones: a
+    // batch and features that cancel out of a view's element count are not (Congruence keeps
+    // one at least).
+    std::vector<std::string> narrowed = first;
+    if (congruence) {
+      narrowed.clear();
+      for (const SymbolRange& range : congruence->ranges) {
+        if (range.congruent_from) narrowed.push_back(range.symbol);
+      }
+    }
+    std::string message =
+        absl::StrCat(absl::StrJoin(narrowed, ", "), narrowed.size() > 1 ? " are" : " is",
+                     " narrowed by the graph: ", RequirementText(r), " (", r.what,
+                     ") fails at some sizes the inputs declare "
+                     "valid");
+    if (n.relations.size() > 1) {
+      std::vector<std::string> more;
+      for (size_t i = 1; i < n.relations.size() && i <= kRelationsShown; ++i) {
+        more.push_back(RequirementText(*n.relations[i]));
+      }
+      const size_t unshown = n.relations.size() - 1 - more.size();
+      absl::StrAppend(&message, "; so does each of ", n.relations.size() - 1, " more relation",
+                      n.relations.size() > 2 ? "s" : "",
+                      " of this node: ", absl::StrJoin(more, "; "),
+                      unshown > 0 ? absl::StrCat("; and ", unshown, " more") : "");
+    }
+    if (from && *from > 1) {
       absl::StrAppend(&message, ", and holds from ", names, " = ", *from, " on");
+    } else if (congruence) {
+      absl::StrAppend(&message, "; the model ", SizesOnly(congruence->summary),
+                      OthersText(analysis, n, *congruence));
+    }
     Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
     f.symbols.assign(n.symbols.begin(), n.symbols.end());
     f.counterexample = std::move(n.failure);
@@ -382,14 +403,95 @@ class DesignRange : public Rule {
           {first[0], analysis.witness().Get(first[0]).value_or(*from), *from, std::nullopt});
       w.summary = absl::StrCat("works for ", names, " from ", *from, " on");
       f.witness = std::move(w);
+    } else if (congruence) {
+      f.witness = *congruence;
     }
     f.notes.push_back(
         {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
          "grid the export fixed): the model runs only where it holds",
          std::nullopt});
-    f.fix = absl::StrCat("serve and profile ", n.relations.size() > 1 ? "these sizes" : names,
-                         " where the relation", n.relations.size() > 1 ? "s hold" : " holds");
+    f.fix = congruence
+                ? absl::StrCat("serve and profile only ",
+                               absl::StripPrefix(SizesOnly(congruence->summary), kWorksOnlyFor),
+                               OthersText(analysis, n, *congruence),
+                               ", or pad the input to such sizes before the model")
+                : absl::StrCat("serve and profile ", n.relations.size() > 1 ? "these sizes" : names,
+                               " where the relation", n.relations.size() > 1 ? "s hold" : " holds");
     return f;
+  }
+
+  static constexpr absl::string_view kWorksOnlyFor = "works only for ";
+
+  // "" where the node's relations accept the same sizes of each congruent symbol whatever the
+  // others are (a view's batch and features cancel out of its element count); else the sizes of
+  // the others that move the class, at which it holds: a flattened count that must be a multiple
+  // of 10 needs a multiple of 5 along one axis where another is even, of 10 where none is.
+  static std::string OthersText(const Analysis& analysis, const Narrowed& n, const Witness& w) {
+    constexpr int64_t kPeriods = 4;  // periods of each class compared
+    sym::Binding at = analysis.witness();
+    auto accepted = [&](const std::string& s, int64_t t) {
+      at.Set(s, t);
+      return std::all_of(n.relations.begin(), n.relations.end(),
+                         [&](const infer::Requirement* r) { return HoldsUnder(*r, at) != false; });
+    };
+    std::set<std::string> moving;  // the others whose size moves some symbol's class
+    for (const SymbolRange& range : w.ranges) {
+      if (!range.congruent_from) continue;
+      const std::string& s = range.symbol;
+      const int64_t last = *range.congruent_from + kPeriods * *range.every;
+      std::vector<bool> base;
+      base.reserve(last);
+      for (int64_t t = 1; t <= last; ++t) base.push_back(accepted(s, t));
+      for (const std::string& o : n.symbols) {
+        if (o == s) continue;
+        const int64_t kept = at.Get(o).value_or(1);
+        for (const int64_t v :
+             {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, int64_t{7}, kept + 1}) {
+          at.Set(o, v);
+          for (int64_t t = 1; t <= last && !moving.contains(o); ++t) {
+            if (accepted(s, t) != base[t - 1]) moving.insert(o);
+          }
+        }
+        at.Set(o, kept);
+      }
+      at.Set(s, range.value);
+    }
+    if (moving.empty()) return "";
+    std::vector<std::string> others;
+    others.reserve(moving.size());
+    for (const std::string& o : moving) {
+      others.push_back(absl::StrCat(o, "=", analysis.witness().Get(o).value_or(1)));
+    }
+    return absl::StrCat(" (each with the others at ", absl::StrJoin(others, ", "), ")");
+  }
+
+  // A witness summary without the relations it appends, which the witness itself reports: "works
+  // only for h % 32 not in [1, 24] (each with the others at h=25, ...)" to the part before " (".
+  static std::string SizesOnly(const std::string& summary) {
+    return summary.substr(0, summary.find(" (each with the others at "));
+  }
+
+  // The sizes at which the node's narrowed symbols work, where each that is restricted at all
+  // works exactly at a residue class (SymbolRange::congruent_from) with the others at the witness:
+  // the relation then reads "s27 a multiple of 4". nullopt otherwise: a relation that couples
+  // sizes (s37 == min(2 s6, 7)) has no such class, and the relation says more than a window.
+  static std::optional<Witness> Congruence(const Analysis& analysis, const Narrowed& n) {
+    const std::vector<std::string> symbols(n.symbols.begin(), n.symbols.end());
+    Witness w = analysis.RepeatingWitnessFor(symbols);
+    if (!absl::StartsWith(w.summary, kWorksOnlyFor)) return std::nullopt;
+    const std::vector<std::string> restricted = RestrictedSymbols(w, symbols);
+    int congruent = 0;
+    for (const SymbolRange& range : w.ranges) {
+      // A size restricted from below only (a range the exporter recorded) reads as well.
+      if (std::find(restricted.begin(), restricted.end(), range.symbol) == restricted.end() ||
+          !Restricted(range) || !range.max) {
+        continue;
+      }
+      if (!range.congruent_from) return std::nullopt;
+      ++congruent;
+    }
+    if (congruent == 0) return std::nullopt;
+    return w;
   }
 
   // The smallest size at which `r` holds with each of `symbols` at that size and the others at

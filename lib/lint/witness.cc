@@ -246,7 +246,28 @@ std::vector<std::vector<const Requirement*>> GroupConstraints(
   return groups;
 }
 
+// The residue class a congruent range keeps to: "s27 a multiple of 4", "s27 odd", "s27 % 4 ==
+// 1", "s27 % 8 in [5, 7]", followed by " from 5 on" where smaller sizes of the class fail too.
+std::string CongruenceText(const SymbolRange& r) {
+  const int64_t p = *r.every, lo = *r.min % p, hi = *r.max % p;
+  std::string text;
+  if (lo == hi && p == 2) {
+    text = absl::StrCat(r.symbol, lo == 0 ? " even" : " odd");
+  } else if (lo == hi) {
+    text = lo == 0 ? absl::StrCat(r.symbol, " a multiple of ", p)
+                   : absl::StrCat(r.symbol, " % ", p, " == ", lo);
+  } else if (lo < hi) {
+    text = absl::StrCat(r.symbol, " % ", p, " in [", lo, ", ", hi, "]");
+  } else {
+    text = absl::StrCat(r.symbol, " % ", p, " not in [", hi + 1, ", ", lo - 1, "]");
+  }
+  // The class's first size that works is past its first positive member.
+  if (*r.congruent_from > p) absl::StrAppend(&text, " from ", *r.congruent_from, " on");
+  return text;
+}
+
 std::string RangeText(const SymbolRange& r) {
+  if (r.congruent_from && r.every && r.min && r.max) return CongruenceText(r);
   if (r.min && r.max && *r.min == *r.max) {
     return absl::StrCat(r.symbol, " = ", *r.min, RepeatText(r), AlsoText(r));
   }
@@ -456,6 +477,27 @@ std::optional<int64_t> Solution::PeriodOf(const std::string& symbol, int64_t lo,
   return std::nullopt;
 }
 
+std::optional<int64_t> Solution::CongruentFrom(const std::string& symbol, int64_t lo, int64_t hi,
+                                               int64_t every) const {
+  // Below the window every size is checked (a window far from 1 is not worth the scan: the text
+  // then keeps the window and its repeats); past it, windows beyond the two PeriodOf checked.
+  constexpr int64_t kMostBelow = 1024;
+  constexpr int64_t kWindowsPast = 8;
+  if (lo > kMostBelow || hi + kWindowsPast * every > kScanLimit) return std::nullopt;
+  SymbolScan scan(ConstraintsOver(symbol), witness_, symbol);
+  auto in_class = [&](int64_t t) { return ((t - lo) % every + every) % every <= hi - lo; };
+  std::optional<int64_t> from;
+  for (int64_t t = 1; t < lo; ++t) {
+    const bool holds = scan.Holds(t);
+    if (!from && holds) from = t;
+    if (from && holds != in_class(t)) return std::nullopt;
+  }
+  for (int64_t t = hi + 2 * every + 1; t <= hi + kWindowsPast * every; ++t) {
+    if (scan.Holds(t) != in_class(t)) return std::nullopt;
+  }
+  return from.value_or(lo);
+}
+
 void Solution::OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const {
   if (auto cached = also_cache_.find(symbol); cached != also_cache_.end()) {
     std::tie(r.also, r.more) = cached->second;
@@ -507,6 +549,7 @@ Witness Solution::WitnessFor(const std::vector<std::string>& symbols, const std:
                     return p.rounds_up && std::binary_search(p.symbols.begin(), p.symbols.end(), s);
                   }))) {
       r.every = PeriodOf(s, *r.min, *r.max);
+      if (r.every) r.congruent_from = CongruentFrom(s, *r.min, *r.max, *r.every);
     }
     if (!r.every) OtherSizes(s, range->first, range->second, r);
     w.ranges.push_back(std::move(r));

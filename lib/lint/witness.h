@@ -65,6 +65,11 @@ class Solution {
   // The period after which the sizes [lo, hi] of `symbol` work again, when they do, window for
   // window, twice over (SymbolRange::every).
   std::optional<int64_t> PeriodOf(const std::string& symbol, int64_t lo, int64_t hi) const;
+  // The smallest size of `symbol` that works, where from it on the sizes that work below [lo, hi]
+  // and a few windows past those PeriodOf checked are exactly the sizes congruent to [lo, hi]
+  // modulo `every` (SymbolRange::congruent_from); nullopt where they are not.
+  std::optional<int64_t> CongruentFrom(const std::string& symbol, int64_t lo, int64_t hi,
+                                       int64_t every) const;
   // The sizes of `symbol` outside [lo, hi] (hi past kScanLimit: none above) that work with the
   // others at the witness, into r.also and r.more (SymbolRange::also).
   void OtherSizes(const std::string& symbol, int64_t lo, int64_t hi, SymbolRange& r) const;

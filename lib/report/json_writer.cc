@@ -41,6 +41,7 @@ Json ToJson(const lint::Witness& witness) {
     range["min"] = OptionalInt(r.min);
     range["max"] = OptionalInt(r.max);
     range["every"] = OptionalInt(r.every);
+    range["congruent_from"] = OptionalInt(r.congruent_from);
     range["also"] = r.also;
     range["more"] = r.more;
     ranges.push_back(std::move(range));

@@ -73,6 +73,7 @@ TEST_CASE("json: an error finding with witness and counterexample", "[report][js
                                {"min", 6},
                                {"max", 7},
                                {"every", nullptr},
+                               {"congruent_from", nullptr},
                                {"also", json::array()},
                                {"more", false}});
   CHECK(w["relations"] == json::array());
@@ -96,8 +97,10 @@ TEST_CASE("json: a range that repeats gives its period", "[report][json]") {
   lint::Witness& w = *results[0].findings[0].witness;
   w.summary.clear();  // the writers build it from the ranges
   w.ranges[0].every = 64;
+  w.ranges[0].congruent_from = 6;
   const json range = Parse(results)["models"][0]["findings"][0]["witness"]["ranges"][0];
   CHECK(range["every"] == 64);
+  CHECK(range["congruent_from"] == 6);
   CHECK(range["min"] == 6);
   CHECK(range["max"] == 8);
 }

@@ -79,6 +79,11 @@ struct SymbolRange {
   // The sizes [min, max] work again every this many sizes ([min + every, max + every], ...):
   // a congruence, as where a view rounds a size up to a multiple. nullopt: no repetition.
   std::optional<int64_t> every;
+  // Where the windows repeat below [min, max] too: the smallest size that works, from which on the
+  // sizes that work are exactly those congruent to [min, max] modulo `every` (a multiple of 4, an
+  // odd length), with the others at the witness. Sizes below it fail (a range the exporter
+  // recorded). nullopt when `every` is unset or sizes below the window differ otherwise.
+  std::optional<int64_t> congruent_from;
   // Sizes outside [min, max] that work as well with the others at the witness, the first few
   // the search found (a broadcast at 1, a second size a table fits): "works only for" a window
   // must not leave them out. Empty when none was found or `every` says how the window repeats.
