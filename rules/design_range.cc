@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "baked_literal.h"
+#include "design_range_class.h"
 #include "lint/export_ranges.h"
 #include "lint/literals.h"
 #include "lint/padding.h"
@@ -391,7 +392,7 @@ class DesignRange : public Rule {
     if (from && *from > 1) {
       absl::StrAppend(&message, ", and holds from ", names, " = ", *from, " on");
     } else if (congruence) {
-      absl::StrAppend(&message, "; the model ", SizesOnly(congruence->summary),
+      absl::StrAppend(&message, "; the model ", congruence->summary,
                       OthersText(analysis, n, *congruence));
     }
     Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
@@ -412,7 +413,7 @@ class DesignRange : public Rule {
          std::nullopt});
     f.fix = congruence
                 ? absl::StrCat("serve and profile only ",
-                               absl::StripPrefix(SizesOnly(congruence->summary), kWorksOnlyFor),
+                               absl::StripPrefix(congruence->summary, kWorksOnlyFor),
                                OthersText(analysis, n, *congruence),
                                ", or pad the input to such sizes before the model")
                 : absl::StrCat("serve and profile ", n.relations.size() > 1 ? "these sizes" : names,
@@ -422,76 +423,15 @@ class DesignRange : public Rule {
 
   static constexpr absl::string_view kWorksOnlyFor = "works only for ";
 
-  // "" where the node's relations accept the same sizes of each congruent symbol whatever the
-  // others are (a view's batch and features cancel out of its element count); else the sizes of
-  // the others that move the class, at which it holds: a flattened count that must be a multiple
-  // of 10 needs a multiple of 5 along one axis where another is even, of 10 where none is.
-  static std::string OthersText(const Analysis& analysis, const Narrowed& n, const Witness& w) {
-    constexpr int64_t kPeriods = 4;  // periods of each class compared
-    sym::Binding at = analysis.witness();
-    auto accepted = [&](const std::string& s, int64_t t) {
-      at.Set(s, t);
-      return std::all_of(n.relations.begin(), n.relations.end(),
-                         [&](const infer::Requirement* r) { return HoldsUnder(*r, at) != false; });
-    };
-    std::set<std::string> moving;  // the others whose size moves some symbol's class
-    for (const SymbolRange& range : w.ranges) {
-      if (!range.congruent_from) continue;
-      const std::string& s = range.symbol;
-      const int64_t last = *range.congruent_from + kPeriods * *range.every;
-      std::vector<bool> base;
-      base.reserve(last);
-      for (int64_t t = 1; t <= last; ++t) base.push_back(accepted(s, t));
-      for (const std::string& o : n.symbols) {
-        if (o == s) continue;
-        const int64_t kept = at.Get(o).value_or(1);
-        for (const int64_t v :
-             {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, int64_t{7}, kept + 1}) {
-          at.Set(o, v);
-          for (int64_t t = 1; t <= last && !moving.contains(o); ++t) {
-            if (accepted(s, t) != base[t - 1]) moving.insert(o);
-          }
-        }
-        at.Set(o, kept);
-      }
-      at.Set(s, range.value);
-    }
-    if (moving.empty()) return "";
-    std::vector<std::string> others;
-    others.reserve(moving.size());
-    for (const std::string& o : moving) {
-      others.push_back(absl::StrCat(o, "=", analysis.witness().Get(o).value_or(1)));
-    }
-    return absl::StrCat(" (each with the others at ", absl::StrJoin(others, ", "), ")");
-  }
-
-  // A witness summary without the relations it appends, which the witness itself reports: "works
-  // only for h % 32 not in [1, 24] (each with the others at h=25, ...)" to the part before " (".
-  static std::string SizesOnly(const std::string& summary) {
-    return summary.substr(0, summary.find(" (each with the others at "));
-  }
-
-  // The sizes at which the node's narrowed symbols work, where each that is restricted at all
-  // works exactly at a residue class (SymbolRange::congruent_from) with the others at the witness:
-  // the relation then reads "s27 a multiple of 4". nullopt otherwise: a relation that couples
-  // sizes (s37 == min(2 s6, 7)) has no such class, and the relation says more than a window.
+  // The residue classes the node's relations keep its symbols to, with the others at the
+  // witness (design_range_class.h).
   static std::optional<Witness> Congruence(const Analysis& analysis, const Narrowed& n) {
-    const std::vector<std::string> symbols(n.symbols.begin(), n.symbols.end());
-    Witness w = analysis.RepeatingWitnessFor(symbols);
-    if (!absl::StartsWith(w.summary, kWorksOnlyFor)) return std::nullopt;
-    const std::vector<std::string> restricted = RestrictedSymbols(w, symbols);
-    int congruent = 0;
-    for (const SymbolRange& range : w.ranges) {
-      // A size restricted from below only (a range the exporter recorded) reads as well.
-      if (std::find(restricted.begin(), restricted.end(), range.symbol) == restricted.end() ||
-          !Restricted(range) || !range.max) {
-        continue;
-      }
-      if (!range.congruent_from) return std::nullopt;
-      ++congruent;
-    }
-    if (congruent == 0) return std::nullopt;
-    return w;
+    return RelationClasses(n.relations, {n.symbols.begin(), n.symbols.end()}, analysis.witness());
+  }
+
+  static std::string OthersText(const Analysis& analysis, const Narrowed& n, const Witness& w) {
+    return ClassOthersText(n.relations, {n.symbols.begin(), n.symbols.end()}, analysis.witness(),
+                           w);
   }
 
   // The smallest size at which `r` holds with each of `symbols` at that size and the others at

@@ -281,6 +281,8 @@ std::string RangeText(const SymbolRange& r) {
 
 }  // namespace
 
+std::string SymbolRangeText(const SymbolRange& range) { return RangeText(range); }
+
 Solution::Solution(const infer::Inference& inference, const std::vector<std::string>& symbols,
                    const std::vector<const Requirement*>& constraints)
     : inference_(inference), constraints_(constraints) {

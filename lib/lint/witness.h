@@ -101,6 +101,10 @@ std::string RelationsText(const std::vector<std::string>& relations);
 // Drops each "a ~ b" (broadcastable) of `relations` that "a == b" or "b == a" among them implies.
 void DropImpliedRelations(std::vector<std::string>& relations);
 
+// How a witness's summary states one symbol's range: "T = 5", "h in [6, 8]", "T a multiple of
+// 4", "s0 >= 2", "T at any size".
+std::string SymbolRangeText(const SymbolRange& range);
+
 // True when `range` leaves out some size from 1 on (a window, a minimum): not "at any size".
 bool Restricted(const SymbolRange& range);
 

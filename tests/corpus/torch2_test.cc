@@ -147,7 +147,11 @@ void CheckWitnessHoldsExportSizes(const std::string& file, const Finding& f,
   for (const SymbolRange& r : f.witness->ranges) {
     auto it = sizes.find(r.symbol);
     if (it == sizes.end()) continue;
-    const bool inside = (!r.min || *r.min <= it->second) && (!r.max || it->second <= *r.max);
+    const int64_t v = it->second;
+    // A residue class holds the sizes congruent to its window (SymbolRange::congruent_from).
+    const bool in_class = r.congruent_from && r.every && r.min && r.max && v >= *r.congruent_from &&
+                          ((v - *r.min) % *r.every + *r.every) % *r.every <= *r.max - *r.min;
+    const bool inside = in_class || ((!r.min || *r.min <= v) && (!r.max || v <= *r.max));
     if (!inside) {
       score.witness_without_export.push_back(
           absl::StrCat(file, " ", f.rule, " ", r.symbol, "=", it->second, " outside the witness"));
