@@ -29,7 +29,6 @@
 #include "lint/provenance.h"
 #include "lint/requirements.h"
 #include "lint/rule.h"
-#include "lint/witness.h"
 
 namespace shapelint::lint {
 namespace {
@@ -389,11 +388,12 @@ class DesignRange : public Rule {
                       " of this node: ", absl::StrJoin(more, "; "),
                       unshown > 0 ? absl::StrCat("; and ", unshown, " more") : "");
     }
+    // The sizes of the others a class holds at, where moving them moves it ("" where not).
+    const std::string others = congruence ? OthersText(analysis, n, *congruence) : "";
     if (from && *from > 1) {
       absl::StrAppend(&message, ", and holds from ", names, " = ", *from, " on");
     } else if (congruence) {
-      absl::StrAppend(&message, "; the model ", congruence->summary,
-                      OthersText(analysis, n, *congruence));
+      absl::StrAppend(&message, "; the model ", congruence->summary, others);
     }
     Finding f = FindingAt(analysis, *r.graph, r.node, Evidence::kDesign, std::move(message));
     f.symbols.assign(n.symbols.begin(), n.symbols.end());
@@ -413,8 +413,7 @@ class DesignRange : public Rule {
          std::nullopt});
     f.fix = congruence
                 ? absl::StrCat("serve and profile only ",
-                               absl::StripPrefix(congruence->summary, kWorksOnlyFor),
-                               OthersText(analysis, n, *congruence),
+                               absl::StripPrefix(congruence->summary, kWorksOnlyFor), others,
                                ", or pad the input to such sizes before the model")
                 : absl::StrCat("serve and profile ", n.relations.size() > 1 ? "these sizes" : names,
                                " where the relation", n.relations.size() > 1 ? "s hold" : " holds");
