@@ -14,8 +14,8 @@ import unittest.mock
 
 import numpy as np
 
-from onnx_shapelint import _runs, confirm
-from shapelint_testing import CLEAN, POOL
+from onnx_shapelint import _probes, _runs, confirm
+from shapelint_testing import CLEAN, CORPUS, POOL
 
 HAS_ORT = importlib.util.find_spec("onnxruntime") is not None
 
@@ -66,6 +66,16 @@ class VerdictTest(unittest.TestCase):
         v = self.verdict(outcome((2, 3), fill=1.0), outcome((2, 3), fill=1.0 + 1e-6))
         self.assertEqual((v["verdict"], v["detail"]),
                          ("not confirmed", "ONNX Runtime and PyTorch agree at these sizes"))
+
+    def test_nan_in_pytorch_alone_is_no_result_of_the_module(self):
+        # A mean over no frames: PyTorch NaN, ONNX Runtime 0. The module's arithmetic is
+        # undefined there, so the run settles nothing; NaN in ONNX Runtime alone is a break.
+        nan, zero = outcome((2, 8), fill=float("nan")), outcome((2, 8), fill=0.0)
+        self.assertEqual(confirm.compare_run(zero, nan),
+                         {"verdict": "eager fails", "detail": confirm.UNDEFINED})
+        self.assertEqual(self.verdict(zero, nan)["verdict"], "not confirmed")
+        self.assertEqual(confirm.compare_run(nan, zero)["verdict"], "disagree")
+        self.assertEqual(confirm.compare_run(nan, nan)["verdict"], "agree")
 
     def test_pytorch_refuses_the_sizes(self):
         v = self.verdict(outcome(error="x"), outcome(error="RuntimeError: shape '[2, -1]'"))
@@ -186,6 +196,69 @@ class SettleTest(unittest.TestCase):
                          "1 error, 0 warnings in 1 model")
 
 
+class LimitNoteRunner:
+    """Both sides at one counterexample: ONNX Runtime's outcome and PyTorch's."""
+    ort_version, kinds, runs_anything = "test", {"x": None}, True
+
+    def __init__(self, ort, eager):
+        self.ort, self.eager_outcome, self.eager, self.asked = ort, eager, object(), []
+
+    def run(self, shapes, seed, as_declared=False):
+        self.asked.append(shapes)
+        return self.ort, self.eager_outcome
+
+
+def limit_note(rule, symbols=("s27",)):
+    return {"rule": rule, "severity": "note", "symbols": list(symbols),
+            "counterexample": {"binding": {"s27": 9}, "inputs": {"x": [2, 9, 8]},
+                               "failing_node": {"label": "node_view"}, "node_fails": True,
+                               "failure": "", "outputs": []}}
+
+
+class LimitNoteTest(unittest.TestCase):
+    """A note that states the sizes the model works at is settled by running its
+    counterexample: a break where PyTorch runs (a branch that pads to the multiple a view needs,
+    not taken at the export size), the module's own limit where it refuses the size too."""
+
+    # x: [s77, s27, s53], viewed as (s77, -1, 4, s53): the length must be a multiple of 4.
+    VIEW = CORPUS / "blind" / "pad_when_needed_branch.dynamo.onnx"
+    # Attention over q, k, v: [batch, heads, length, features] each, declared apart.
+    SDPA = CORPUS / "torch2" / "sdpa.ts.onnx"
+
+    def settle(self, note, ort, eager, model=VIEW):
+        report = confirm.Report(str(model), [note],
+                                ["m.onnx: node_view: note[%s] x\n" % note["rule"]])
+        runner = LimitNoteRunner(ort, eager)
+        confirm.confirm_findings(report, runner)
+        return note, runner
+
+    def test_a_multiple_pytorch_pads_to_is_a_break(self):
+        for rule in ("SL004", "SL009", "SL010"):
+            note, _ = self.settle(limit_note(rule),
+                                  outcome(error="bad Reshape", node="node_view"),
+                                  outcome((2, 3, 8)))
+            self.assertEqual(note["severity"], "error", rule)
+            self.assertEqual(note["confirmation"]["detail"], "ONNX Runtime fails at node "
+                             "'node_view': bad Reshape; PyTorch returns (2, 3, 8)")
+
+    def test_a_limit_pytorch_shares_stays_a_note(self):
+        note, runner = self.settle(limit_note("SL010"),
+                                   outcome(error="bad Reshape", node="node_view"),
+                                   outcome(error="RuntimeError: shape '[2, -1, 4, 8]'"))
+        self.assertEqual((note["severity"], runner.asked), ("note", [{"x": [2, 9, 8]}]))
+
+    def test_a_contract_among_inputs_is_not_run(self):
+        # Inputs that break a contract among them may run in PyTorch without meaning anything:
+        # SL006's (a mask shorter than past and new tokens), and SL010's keys as long as the
+        # values (PyTorch's attention returns (2, 2, 5, 4) for keys of 6 and values of 5).
+        for note, model in ((limit_note("SL006"), self.VIEW),
+                            (limit_note("SL010", ("k_dynamic_axes_3", "v_dynamic_axes_3")),
+                             self.SDPA)):
+            settled, runner = self.settle(note, outcome(error="bad"), outcome((2, 2, 5, 4)),
+                                          model)
+            self.assertEqual((settled["severity"], runner.asked), ("note", []))
+
+
 class InputsTest(unittest.TestCase):
 
     def test_inputs_keep_to_the_examples_values(self):
@@ -207,19 +280,23 @@ class ProbeSizesTest(unittest.TestCase):
     def test_probes_keep_inside_every_witness(self):
         # POOL works for height in [6, 8] and width in [6, 7] (its SL001 witness): +1 keeps
         # both inside; at +2 the width stays at 6 (at 8 its kernel of 2 and stride 2 would give
-        # 4 columns). Batch and channels move with them.
+        # 4 columns). Batch and channels move with them. Every later probe keeps inside too.
         findings = [{"witness": {"ranges": [
             {"symbol": "x_dynamic_axes_3", "value": 6, "min": 6, "max": 8},
             {"symbol": "x_dynamic_axes_4", "value": 6, "min": 6, "max": 7}]}}]
         centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 3, "x_dynamic_axes_3": 6,
                   "x_dynamic_axes_4": 6}
         found = confirm.probe_sizes(str(POOL), centre, {}, findings)
-        self.assertEqual(found, [({"x_dynamic_axes_1": 3, "x_dynamic_axes_2": 4,
-                                   "x_dynamic_axes_3": 7, "x_dynamic_axes_4": 7},
-                                  {"x": [3, 4, 7, 7]}),
-                                 ({"x_dynamic_axes_1": 4, "x_dynamic_axes_2": 5,
-                                   "x_dynamic_axes_3": 8, "x_dynamic_axes_4": 6},
-                                  {"x": [4, 5, 8, 6]})])
+        self.assertEqual(found[:2], [({"x_dynamic_axes_1": 3, "x_dynamic_axes_2": 4,
+                                       "x_dynamic_axes_3": 7, "x_dynamic_axes_4": 7},
+                                      {"x": [3, 4, 7, 7]}),
+                                     ({"x_dynamic_axes_1": 4, "x_dynamic_axes_2": 5,
+                                       "x_dynamic_axes_3": 8, "x_dynamic_axes_4": 6},
+                                      {"x": [4, 5, 8, 6]})])
+        self.assertLessEqual(len(found), _probes.PROBE_COUNT)
+        for binding, _ in found:
+            self.assertTrue(6 <= binding["x_dynamic_axes_3"] <= 8, binding)
+            self.assertTrue(6 <= binding["x_dynamic_axes_4"] <= 7, binding)
 
     def test_recorded_ranges_bound_the_probes(self):
         # torch.export's record [6, 7] for the height: +1 gives 7x7; past it the height stays
@@ -229,7 +306,58 @@ class ProbeSizesTest(unittest.TestCase):
                   "x_dynamic_axes_4": 6}
         found = confirm.probe_sizes(str(POOL), centre,
                                     {"x_dynamic_axes_3": (6, 7)})
-        self.assertEqual([b["x_dynamic_axes_3"] for b, _ in found], [7])
+        self.assertEqual(found[0][0]["x_dynamic_axes_3"], 7)
+        self.assertEqual({b["x_dynamic_axes_3"] for b, _ in found}, {6, 7})
+
+    def test_each_size_moves_alone_across_parity_and_order(self):
+        # A 2x2 average pool runs at every size, exported at batch 2, 4 channels, 8 x 10. The
+        # width is batch + height by chance: within one input that is no relation, so +1
+        # makes every size odd. Each size moves alone, and the height past the width and the
+        # width below the height: a branch on `w % 2`, `h > w` or `h >= 8` goes the other way.
+        pool = CORPUS / "unseen" / "odd_width_pad_branch.dynamo.onnx"
+        centre = {"s77": 2, "s27": 4, "s53": 8, "s0": 10}
+        found = [b for b, _ in confirm.probe_sizes(str(pool), centre, {})]
+        self.assertEqual(found[0], {"s77": 3, "s27": 5, "s53": 9, "s0": 11})
+        self.assertEqual(found[2], {"s77": 1, "s27": 3, "s53": 7, "s0": 9})
+        for alone in ({"s53": 9}, {"s0": 11}, {"s53": 11}, {"s0": 7}, {"s53": 7}):
+            self.assertIn(dict(centre, **alone), found)
+        self.assertEqual(len(found), _probes.PROBE_COUNT)
+
+
+class DisagreeingRunner:
+    """Both sides at every size: ONNX Runtime's values differ from PyTorch's."""
+    relaxed_session, eager = object(), object()
+
+    def run(self, shapes, seed, as_declared=False):
+        return outcome((2, 4), fill=1.0), outcome((2, 4), fill=2.0)
+
+
+class DynamicCheckTest(unittest.TestCase):
+
+    def test_runs_that_differ_at_many_sizes_are_one_finding(self):
+        model = CORPUS / "unseen" / "odd_width_pad_branch.dynamo.onnx"
+        centre = {"s77": 2, "s27": 4, "s53": 8, "s0": 10}
+        report = confirm.Report(str(model), [], [])
+        probes = confirm.dynamic_check(report, str(model), DisagreeingRunner(), centre, {})
+        self.assertEqual(len(probes), _probes.PROBE_COUNT)
+        [finding] = report.findings
+        self.assertEqual((finding["rule"], finding["counterexample"]["binding"]),
+                         ("ST003", {"s77": 3, "s27": 5, "s53": 9, "s0": 11}))
+        self.assertTrue(finding["notes"][-1]["message"].startswith(
+            "the runs differ at 15 more of the sizes tried: s0=12, s27=6, s53=10, s77=4; "))
+
+    def test_a_warning_over_the_moved_sizes_explains_a_run(self):
+        # A warning about the width: the runs that move it confirm it (an error now); a run
+        # that moves the height alone is not its, and is the dynamic check's finding.
+        model = CORPUS / "unseen" / "odd_width_pad_branch.dynamo.onnx"
+        centre = {"s77": 2, "s27": 4, "s53": 8, "s0": 10}
+        warning = {"rule": "SL007", "severity": "warning", "symbols": ["s0"]}
+        report = confirm.Report(str(model), [warning], ["m: main/Pool: warning[SL007] x\n"])
+        probes = confirm.dynamic_check(report, str(model), DisagreeingRunner(), centre, {})
+        self.assertEqual(warning["severity"], "error")
+        alone = next(p for p in probes if p["binding"] == dict(centre, s53=9))
+        self.assertEqual(alone["explained_by"], [])
+        self.assertEqual(sorted(f["rule"] for f in report.findings), ["SL007", "ST003"])
 
 
 class MovedBindingTest(unittest.TestCase):
@@ -240,8 +368,8 @@ class MovedBindingTest(unittest.TestCase):
     DECODER = {"s2": 2, "s43": 2, "s70": 3, "s15": 5, "s95": 5, "s53": 8}
 
     def test_a_mask_stays_as_long_as_past_and_new_tokens(self):
-        for step in confirm.PROBE_STEPS:
-            b = confirm.moved_binding(self.DECODER, step)
+        for step in _probes.PROBE_STEPS:
+            b = _probes.moved_binding(self.DECODER, step)
             self.assertEqual(b["s53"], b["s15"] + b["s70"], (step, b))
             self.assertEqual((b["s43"], b["s95"]), (b["s2"], b["s15"]))
             self.assertEqual((b["s2"], b["s70"]), (2 + step, 3 + step))
@@ -249,29 +377,41 @@ class MovedBindingTest(unittest.TestCase):
     def test_a_coincidental_sum_only_moves_a_size_further(self):
         # Batch 2 + new tokens 3 = past 5 by chance: the past moves by two steps, the mask by
         # three, and every input still moves.
-        self.assertEqual(confirm.moved_binding(self.DECODER, 1),
+        self.assertEqual(_probes.moved_binding(self.DECODER, 1),
                          {"s2": 3, "s43": 3, "s70": 4, "s15": 7, "s95": 7, "s53": 11})
 
     def test_the_pair_with_the_largest_smaller_summand(self):
         # 8 = 5 + 3 = 6 + 2: the batch of 2 is the likelier coincidence.
-        b = confirm.moved_binding({"batch": 2, "seq": 3, "past": 5, "other": 6, "total": 8}, 1)
+        b = _probes.moved_binding({"batch": 2, "seq": 3, "past": 5, "other": 6, "total": 8}, 1)
         self.assertEqual(b["total"], b["past"] + b["seq"])
 
+    def test_a_sum_within_one_input_is_no_relation(self):
+        # An image exported at batch 2, 8 x 10: the width is batch + height by chance. Told
+        # that the three are axes of one input, the width moves by the step like the others.
+        image = {"n": 2, "h": 8, "w": 10}
+        self.assertEqual(_probes.moved_binding(image, 1), {"n": 3, "h": 9, "w": 12})
+        self.assertEqual(_probes.moved_binding(image, 1, inputs=[["n", "h", "w"]]),
+                         {"n": 3, "h": 9, "w": 11})
+        # Across inputs it stays one: the mask as long as the past and the new tokens.
+        self.assertEqual(_probes.moved_binding({"past": 5, "new": 3, "mask": 8}, 1,
+                                               inputs=[["past"], ["new"], ["mask"]]),
+                         {"past": 6, "new": 4, "mask": 10})
+
     def test_two_symbols_of_one_size_make_a_sum(self):
-        self.assertEqual(confirm.moved_binding({"a": 3, "b": 3, "ab": 6}, 2),
+        self.assertEqual(_probes.moved_binding({"a": 3, "b": 3, "ab": 6}, 2),
                          {"a": 5, "b": 5, "ab": 10})
 
     def test_without_sums_every_symbol_moves_by_the_step(self):
-        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "h": 224, "w": 224}, 8),
+        self.assertEqual(_probes.moved_binding({"n": 2, "c": 3, "h": 224, "w": 224}, 8),
                          {"n": 10, "c": 11, "h": 232, "w": 232})
 
     def test_a_symbol_that_cannot_move_stays(self):
         # A weight fixes the channels at 3 (a witness of one size): the sum 5 = 2 + 3 follows
         # the batch alone; a sum outside its own limits stays at its export size.
         limits = {"c": (3, 3), "s": (1, 6)}
-        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 1, limits),
+        self.assertEqual(_probes.moved_binding({"n": 2, "c": 3, "s": 5}, 1, limits),
                          {"n": 3, "c": 3, "s": 6})
-        self.assertEqual(confirm.moved_binding({"n": 2, "c": 3, "s": 5}, 2, limits),
+        self.assertEqual(_probes.moved_binding({"n": 2, "c": 3, "s": 5}, 2, limits),
                          {"n": 4, "c": 3, "s": 5})
 
 

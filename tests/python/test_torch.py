@@ -53,6 +53,38 @@ def batch_axis(name="batch"):
 
 
 @unittest.skipUnless(HAS_TORCH, NEEDS_TORCH)
+class EagerStateTest(unittest.TestCase):
+    """Each eager run starts from the module's state before the first: HF Swin sets its window
+    to the size of a small image it sees, and every later run would be of another module."""
+
+    def test_a_run_does_not_change_the_next(self):
+        class ShrinkingWindow(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.window = 4
+                self.register_buffer("scale", torch.ones(1))
+
+            def forward(self, x):
+                if x.size(-1) < self.window:
+                    self.window = x.size(-1)  # as HF Swin's set_shift_and_window_size
+                    self.scale = torch.full((1,), 2.0)
+                    self.seen = True
+                return x[..., :self.window] * self.scale
+
+        module = ShrinkingWindow()
+        eager = shapelint_torch._Eager(torch, module, (torch.zeros(1, 8),), {},
+                                       {"x": mock.Mock(where=[("args", 0)],
+                                                       tensor=torch.zeros(1, 8))})
+        import numpy as np
+        [small] = eager({"x": np.ones((1, 2), dtype=np.float32)})
+        self.assertEqual(small.tolist(), [[2.0, 2.0]])
+        [large] = eager({"x": np.ones((1, 8), dtype=np.float32)})
+        self.assertEqual(large.tolist(), [[1.0] * 4])
+        self.assertEqual((module.window, module.scale.item(), hasattr(module, "seen")),
+                         (4, 1.0, False))
+
+
+@unittest.skipUnless(HAS_TORCH, NEEDS_TORCH)
 class ExportTest(unittest.TestCase):
 
     def setUp(self):

@@ -9,9 +9,16 @@ every axis dynamic), as export_torch2.py exports them:
     verdict and the dynamic check's runs;
   * the command line on the file export() wrote, told the example sizes (--export-dims) and the
     requested axes that came out static (--dynamic): its findings must be export()'s, without
-    the ST findings of the export call and the verdicts.
+    the ST findings of the export call, each with the linter's severity or, where a run made it
+    an error and export() recorded the run in the file, as an error.
 The result goes to tests/corpus/torch2/export_api.json, which tests/python/test_export_api.py
 reads with ground_truth.json (whose labels come from export_torch2.py's own runs).
+
+With --family NAME, the modules are those of a held-out corpus instead (export_NAME.py: unseen,
+fresh, blind, sealed, veiled, cloaked, shrouded, obscured), each exported in the dynamic_shapes
+style that script gave it, and the record goes to tests/corpus/NAME/export_api.json. Nothing in
+the linter was tuned on those modules; the record measures what runs of eager PyTorch settle on
+them (docs/severity.md, "Runs settle it").
 
 Run with the interpreter of the torch 2.x environment (requirements-torch2.txt) and the built
 package on PYTHONPATH:
@@ -19,6 +26,7 @@ package on PYTHONPATH:
 """
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -33,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import export_corpus as ec  # noqa: E402
 import export_torch2 as et  # noqa: E402
+import export_unseen as eu  # noqa: E402
 import torch2_zoo  # noqa: E402
 
 import onnx_shapelint.torch as shapelint_torch  # noqa: E402
@@ -88,6 +97,25 @@ def cli_findings(linter, path, shapes, dynamic):
     return json.loads(run.stdout)["models"][0]["findings"]
 
 
+def as_the_command_line_gives(report):
+    """export()'s findings as the command line must give them on the file export() wrote:
+    the linter's, but an error where a run made a finding one, which export() recorded in the
+    file (run_records); the ST findings of the export call left out. Sorted (rule, node,
+    attribute, severity)."""
+    recorded = {(r["rule"], r["node"], r["attribute"])
+                for r in shapelint_torch.run_records(report, "")}
+    out = []
+    for f in report.as_linted():
+        key = (f["rule"], (f.get("node") or {}).get("label"), f.get("attribute") or "")
+        out.append(key + ("error" if key in recorded else f["severity"],))
+    return sorted(out)
+
+
+def command_line_findings(findings):
+    return sorted((f["rule"], (f.get("node") or {}).get("label"), f.get("attribute") or "",
+                   f["severity"]) for f in findings)
+
+
 def requests(entry, exporter, style):
     """What the corpus asks torch.onnx.export for: every axis of a small module dynamic (in the
     module's dynamic_shapes style), a network's dynamic axes (batch, height, width...)."""
@@ -108,7 +136,8 @@ def timed_plain_export(module, args, path, entry, exporter, style):
     return time.perf_counter() - started
 
 
-def check_one(module, args, entry, exporter, style, linter, work, baseline_run=True):
+def check_one(module, args, entry, exporter, style, linter, work, baseline_run=True,
+              corpus=CORPUS):
     """The record of one export, or None when torch refuses the request. Without
     `baseline_run` (networks, whose exports take a minute) the baseline is export()'s own
     export step, the same call."""
@@ -129,8 +158,7 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
     if report is None:
         return None
     shapes = {n: list(a.shape) for n, a in zip(entry["inputs"], args)}
-    lint_only = report.as_linted()
-    committed = os.path.join(CORPUS, entry["name"] + (".dynamo.onnx" if exporter == "dynamo"
+    committed = os.path.join(corpus, entry["name"] + (".dynamo.onnx" if exporter == "dynamo"
                                                       else ".ts.onnx"))
     return {
         "style": s if exporter == "dynamo" else None,
@@ -139,8 +167,8 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
         # model, which they do not judge.
         "same_inputs": os.path.exists(committed) and declared(checked) == declared(committed),
         "same_graph": os.path.exists(committed) and structure(checked) == structure(committed),
-        "same_findings": lint_only == cli_findings(linter, checked, shapes,
-                                                   report._options.get("dynamic")),
+        "same_findings": as_the_command_line_gives(report) == command_line_findings(
+            cli_findings(linter, checked, shapes, report._options.get("dynamic"))),
         "findings": ["%s:%s" % (f["rule"], f["severity"]) for f in report.findings],
         # Findings whose severity a run changed: "SL007:warning->error: at w=12: ...".
         "changed": ["%s:%s->%s: %s" % (f["rule"], f["confirmation"]["linted"]["severity"],
@@ -161,15 +189,21 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--linter", required=True)
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "tests", "corpus", "torch2",
-                                                  "export_api.json"))
+    ap.add_argument("--out", help="default: export_api.json in the corpus's directory")
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--zoo", action="store_true",
                     help="the networks instead of the small modules; their records are added to "
                          "--out's")
+    ap.add_argument("--family", help="the modules of a held-out corpus (export_FAMILY.py)")
     a = ap.parse_args()
     torch.set_num_threads(1)
-    small = ec.small_models() + et.extra_models()
+    corpus = CORPUS
+    if a.family:
+        corpus = os.path.join(CORPUS, "..", a.family)
+        small = importlib.import_module("export_" + a.family).all_modules()
+    else:
+        small = ec.small_models() + et.extra_models()
+    a.out = a.out or os.path.join(corpus, "export_api.json")
     results = {}
     if a.zoo:
         with open(os.path.normpath(a.out)) as f:
@@ -193,14 +227,17 @@ def main():
         for k, e in enumerate(small):
             if a.only and e["name"] not in a.only:
                 continue
-            style = et.STYLES[k % len(et.STYLES)]
+            # The style the corpus's own script gave the module (export_unseen.exports).
+            style = (eu.STYLES[e["index"] % len(eu.STYLES)] if a.family
+                     else et.STYLES[k % len(et.STYLES)])
             if "module" not in e:
                 torch.manual_seed(0)
                 e["module"] = et.SourceExpr(e["name"], e["src"], e["inputs"], e["init"])
             args = ec.build(e)
             module = et.Positional(e["module"], e["inputs"]).eval()
             for exporter, suffix in (("dynamo", ".dynamo.onnx"), ("torchscript", ".ts.onnx")):
-                record = check_one(module, args, e, exporter, style, a.linter, work)
+                record = check_one(module, args, e, exporter, style, a.linter, work,
+                                   baseline_run=not a.family, corpus=corpus)
                 if record is not None:
                     results[e["name"] + suffix] = record
                     print("%-40s %s %s" % (e["name"] + suffix, record["same_findings"],
@@ -212,7 +249,8 @@ def main():
     except ImportError:
         pass
     doc = {"about": "onnx_shapelint.torch.export() on the small modules of this corpus, written "
-                    "by tools/models/check_export_api.py (never edited by hand)",
+                    "by tools/models/check_export_api.py%s (never edited by hand)"
+                    % (" --family " + a.family if a.family else ""),
            "versions": versions, "models": dict(sorted(results.items()))}
     with open(os.path.normpath(a.out), "w") as f:
         json.dump(doc, f, indent=1, sort_keys=True)

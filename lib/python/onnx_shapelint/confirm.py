@@ -12,13 +12,9 @@ import os
 import sys
 
 from onnx_shapelint import _core, _runs
+from onnx_shapelint._probes import probe_sizes, spec as _spec
 from onnx_shapelint._report import Report
 
-# How many sizes near the export sizes the dynamic check runs, and the steps it tries to get
-# them: every dynamic symbol moved by the same step keeps relations such as height == width,
-# and a size that is the sum of two others follows them (moved_binding).
-PROBE_COUNT = 2
-PROBE_STEPS = (1, 2, 3, 5, 8, 16, 32, 64)
 SEED = 20261201
 
 CONFIRMED, NOT_CONFIRMED, NOT_RUN = "confirmed", "not confirmed", "not run"
@@ -141,6 +137,8 @@ def verdict(ort, eager, counterexample, runner, control=None):
         if run["verdict"] == "agree":
             out.update(verdict=NOT_CONFIRMED,
                        detail="ONNX Runtime and PyTorch agree at these sizes")
+        elif run["verdict"] == "eager fails":
+            out.update(verdict=NOT_CONFIRMED, detail=run["detail"])
         elif run["verdict"] == "not compared":
             out.update(verdict=NOT_RUN, detail="ONNX Runtime returns %d outputs, PyTorch %d: "
                        "not compared" % (len(ort.outputs), len(eager.outputs)))
@@ -199,24 +197,51 @@ def control_run(runner, shapes):
     return None if outcome.internal else outcome
 
 
+# The notes that state where the model works, each with a counterexample where it does not:
+# a weight fixes a size (SL004), a Squeeze needs 1 (SL009), the graph's design sets a range or
+# a multiple (SL010). Eager PyTorch refusing that size too makes the limit the module's own;
+# running it makes the note a break. Only a limit of the sizes of one input: a relation among
+# inputs is their contract (SL006's, or SL010's `k` as long as `v`), which a module may run
+# inputs breaking without meaning anything (PyTorch's attention takes keys longer than the
+# values; a mask shorter than past and new tokens).
+LIMIT_NOTES = ("SL004", "SL009", "SL010")
+
+
+def _of_one_input(finding, inputs):
+    """Whether every symbol of `finding` is a dim of one input ({input: set of symbols})."""
+    symbols = set(finding.get("symbols") or [])
+    return bool(symbols) and any(symbols <= dims for dims in inputs.values())
+
+
+def _input_symbols(path):
+    try:
+        return {i["name"]: {d for d in i["dims"] or [] if isinstance(d, str)}
+                for i in _core.inputs(path)}
+    except (ValueError, OSError):
+        return {}
+
+
 def confirm_findings(report, runner, control=None):
     """Runs each error's counterexample and attaches the verdict as finding["confirmation"].
     With the module at hand, the verdict also settles the severity of the linter's findings:
     an error whose counterexample does not break (PyTorch refuses the sizes too, or both sides
-    agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note that a
-    weight fixes a size (SL004) whose counterexample PyTorch runs while ONNX Runtime does not
-    agree becomes an error (a branch of the module the trace did not take). `control`, the
+    agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note that
+    states the sizes the model works at (LIMIT_NOTES) whose counterexample PyTorch runs while
+    ONNX Runtime does not agree becomes an error (a branch of the module the trace did not take:
+    padding to the multiple a view needs, resampling the table a weight fixes). `control`, the
     input shapes at the export sizes ({input: dims}), is run first: where ONNX Runtime fails
     there too, its failures confirm nothing."""
     done, broken = {}, set()
     at_export = control_run(runner, control)
+    inputs = _input_symbols(report.path) if runner.eager is not None else {}
     # Errors first: a note whose counterexample an error already breaks at is that error's
     # consequence (a Reshape's baked batch reaching a Linear), not a second cause.
     ordered = sorted(report.findings, key=lambda f: f["severity"] != "error")
     for finding in ordered:
         counterexample = finding.get("counterexample")
-        weight_note = finding["rule"] == "SL004" and runner.eager is not None
-        if finding["severity"] != "error" and not weight_note or not counterexample:
+        limit_note = (finding["rule"] in LIMIT_NOTES and runner.eager is not None
+                      and _of_one_input(finding, inputs))
+        if finding["severity"] != "error" and not limit_note or not counterexample:
             continue
         shapes = counterexample["inputs"]
         if set(shapes) != set(runner.kinds):
@@ -363,8 +388,10 @@ def settle_requests(report):
                       "declares", "drop the axis from dynamic_shapes / dynamic_axes")
 
 
-def _spec(binding):
-    return ",".join("%s=%d" % kv for kv in sorted(binding.items()))
+# PyTorch's NaN where ONNX Runtime has a number (a mean over no frames: NaN in PyTorch, 0 in
+# ONNX Runtime) is no result of the module's to hold the graph to.
+UNDEFINED = ("PyTorch returns NaN where ONNX Runtime returns a number: the module's arithmetic "
+             "is undefined at these sizes (a mean over nothing)")
 
 
 def compare_run(ort, eager):
@@ -378,81 +405,12 @@ def compare_run(ort, eager):
         return {"verdict": "not compared",
                 "detail": "%d outputs against %d" % (len(ort.outputs), len(eager.outputs))}
     same, how = _runs.compare(eager.outputs, ort.outputs)
+    if not same and _runs.undefined_in(eager.outputs, ort.outputs):
+        return {"verdict": "eager fails", "detail": UNDEFINED}
     if how == "shapes differ":
         how = "ONNX Runtime returns %s, PyTorch %s" % (_runs.shape_text(ort.shapes),
                                                       _runs.shape_text(eager.shapes))
     return {"verdict": "agree" if same else "disagree", "detail": how}
-
-
-def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
-    """Up to `count` bindings near `centre` ({symbol: export size}) where the static analysis
-    finds that the model works: within torch.export's recorded ranges and every finding's
-    witness, and where no node fails nor an output leaves its declaration; each keeps the
-    relations among the export sizes that moved_binding keeps. [(binding, inputs)]"""
-    if not centre:
-        return []
-    limits = dict(ranges)
-    for f in findings:
-        for r in (f.get("witness") or {}).get("ranges") or []:
-            low, high = limits.get(r["symbol"], (None, None))
-            limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
-    candidates = []
-    for step in PROBE_STEPS:
-        binding = moved_binding(centre, step, limits)
-        if binding != centre and binding not in candidates:
-            candidates.append(binding)
-    if not candidates:
-        return []
-    specs = [_spec(b) for b in candidates]
-    found = []
-    for binding, result in zip(candidates, _core.probe(model, specs)):
-        if not result["breaks"] and len(found) < count:
-            found.append((binding, result["at"]["inputs"]))
-    return found
-
-
-def moved_binding(centre, step, limits=None):
-    """`centre` ({symbol: export size}) moved by `step`, keeping the relations among the sizes
-    that hold at the export, which the inputs of a model often state (a mask as long as the past
-    and the new tokens together): symbols of equal sizes move alike, and a symbol whose export
-    size is the sum of two other symbols' is moved to the sum of their moved sizes. Symbols are
-    placed in ascending export size, so the summands are placed first. Of several pairs, the one
-    whose smaller summand is the largest (past 5 + seq 3 for a mask of 8, not batch 2 + a 6):
-    small sizes such as a batch of 2 are those that add up by chance. A sum that is such a
-    coincidence (batch 2 + seq 3 = past 5) only moves that size further, by the sum of the
-    summands' steps, and every sum it takes part in is built from its moved size, so still holds
-    (the mask stays past + seq). A symbol that cannot move that far (a witness of one size,
-    `limits` {symbol: (low, high)}) stays at its export size."""
-    limits = limits or {}
-    binding = {}
-    for symbol in sorted(centre, key=lambda s: (centre[s], s)):
-        size = centre[symbol]
-        pair = _summands(size, binding, centre)
-        target = binding[pair[0]] + binding[pair[1]] if pair else size + step
-        binding[symbol] = target if _within(limits.get(symbol), target) else size
-    return binding
-
-
-def _summands(size, placed, centre):
-    """Two distinct placed symbols whose export sizes add up to `size`, the smaller summand as
-    large as it can be; None when there are none."""
-    for smaller in sorted(placed, key=lambda s: (-centre[s], s)):
-        rest = size - centre[smaller]
-        larger = next((s for s in sorted(placed) if s != smaller and centre[s] == rest), None)
-        if larger is not None and rest >= centre[smaller]:
-            return larger, smaller
-    return None
-
-
-def _tighter(bound, other, pick):
-    return other if bound is None else bound if other is None else pick(bound, other)
-
-
-def _within(bounds, value):
-    if bounds is None:
-        return True
-    low, high = bounds
-    return (low is None or value >= low) and (high is None or value <= high)
 
 
 def dynamic_check(report, model, runner, centre, ranges):
@@ -460,7 +418,7 @@ def dynamic_check(report, model, runner, centre, ranges):
     Needs ONNX Runtime and the eager module: each side alone cannot tell wrong values."""
     if runner.relaxed_session is None or runner.eager is None:
         return []
-    probes = []
+    probes, unexplained = [], []
     for binding, shapes in probe_sizes(model, centre, ranges, report.findings):
         row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes, SEED + 1)))
         probes.append(row)
@@ -468,15 +426,18 @@ def dynamic_check(report, model, runner, centre, ranges):
             continue
         # A warning or error of the linter over the moved sizes (SL001's values that match only
         # where the windows tile, SL008's scale) already says why: the run confirms it.
+        moved = {s for s, v in binding.items() if centre.get(s) != v}
         explaining = [f for f in report.findings
                       if f["severity"] in ("error", "warning") and not f["rule"].startswith("ST")
-                      and _symbols_of(f, centre) & set(binding)]
+                      and _symbols_of(f, centre) & moved]
         row["explained_by"] = sorted({f["rule"] for f in explaining})
         if not explaining:
-            report.add(probe_finding(row))
+            unexplained.append(row)
         for f in explaining:
             if f["severity"] == "warning":  # the run is the counterexample it lacked
                 promote(report, f, row, _spec(binding).replace(",", ", "))
+    if unexplained:  # one finding: the first size, and where else the runs differ
+        report.add(probe_finding(unexplained[0], unexplained[1:]))
     return probes
 
 
@@ -489,11 +450,15 @@ def _symbols_of(finding, centre):
     return {s for s, v in binding.items() if centre.get(s) != v}
 
 
-def probe_finding(row):
+def probe_finding(row, others=()):
     sizes = ", ".join("%s=%d" % kv for kv in sorted(row["binding"].items()))
     notes = [{"message": "the static analysis finds that the model works at these sizes; the "
               "difference is in values or in what the graph cannot show (a size folded into "
               "a divisor, a Python branch taken at the export size)", "node": None}]
+    if others:
+        notes.append({"message": "the runs differ at %d more of the sizes tried: %s" % (
+            len(others), "; ".join(_spec(o["binding"]).replace(",", ", ") for o in others)),
+            "node": None})
     return {
         "rule": "ST003", "name": "runs-differ", "severity": "error",
         "message": "at %s ONNX Runtime and eager PyTorch disagree: %s" % (sizes, row["detail"]),

@@ -343,11 +343,15 @@ def _settle_narrowed(report, runner, narrowed, shapes):
 
 
 class _Eager:
-    """The module run on feeds {graph input name: array}, the examples replaced by them."""
+    """The module run on feeds {graph input name: array}, the examples replaced by them. Each
+    run starts from the module's state before the first: a module may change its own
+    attributes for the input it sees (HF Swin sets its window to a small image's size), which
+    would make every later run a run of another module."""
 
     def __init__(self, torch, model, args, kwargs, matched):
         self.torch, self.model, self.matched = torch, model, matched
         self.args, self.kwargs = args, kwargs
+        self.state = _attributes(model)
 
     def __call__(self, feeds):
         args, kwargs = list(self.args), dict(self.kwargs)
@@ -361,9 +365,37 @@ class _Eager:
                 box[index] = type(box[index])(inner)
             else:
                 box[index] = tensor
-        with self.torch.no_grad():
-            out = self.model(*args, **kwargs)
+        try:
+            with self.torch.no_grad():
+                out = self.model(*args, **kwargs)
+        finally:
+            _restore(self.state)
         return [t for t in _flatten(out) if t is not None]
+
+
+# The containers of a torch.nn.Module's parameters, buffers and submodules, restored by content.
+_CONTAINERS = ("_parameters", "_buffers", "_modules")
+
+
+def _attributes(model):
+    """Each submodule's attributes (not `model.modules()`'s tensors' values: in eval mode a
+    forward replaces attributes, it does not write into buffers)."""
+    modules = model.modules() if hasattr(model, "modules") else []
+    return [(m, {k: dict(v) if k in _CONTAINERS else v for k, v in vars(m).items()})
+            for m in modules]
+
+
+def _restore(state):
+    for module, attributes in state:
+        current = vars(module)
+        for key in [k for k in current if k not in attributes]:
+            del current[key]
+        for key, value in attributes.items():
+            if key in _CONTAINERS:
+                current[key].clear()
+                current[key].update(value)
+            else:
+                current[key] = value
 
 
 def _flatten(value):
