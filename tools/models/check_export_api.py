@@ -177,8 +177,11 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
         "verdicts": [{"rule": f["rule"], "verdict": f["confirmation"]["verdict"],
                       "detail": f["confirmation"]["detail"][:200]}
                      for f in report.findings if "confirmation" in f],
-        "probes": [{"binding": p["binding"], "verdict": p["verdict"],
-                    "explained_by": p.get("explained_by")} for p in report.probes],
+        # One line per probe, "s0=11,s27=4: disagree [SL007]": up to 16 per export.
+        "probes": ["%s: %s%s" % (",".join("%s=%d" % kv for kv in sorted(p["binding"].items())),
+                                 p["verdict"], " %s" % p["explained_by"]
+                                 if p.get("explained_by") is not None else "")
+                   for p in report.probes],
         "runs": report.runs,
         "seconds": {"torch_export": round(report.timings["export"] if baseline is None
                                           else baseline, 4),
