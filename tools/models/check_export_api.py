@@ -45,6 +45,7 @@ import export_unseen as eu  # noqa: E402
 import torch2_zoo  # noqa: E402
 
 import onnx_shapelint.torch as shapelint_torch  # noqa: E402
+from onnx_shapelint._probes import spec as probe_spec  # noqa: E402
 from onnx_shapelint import _core as shapelint_core  # noqa: E402
 
 
@@ -104,16 +105,18 @@ def as_the_command_line_gives(report):
     attribute, severity)."""
     recorded = {(r["rule"], r["node"], r["attribute"])
                 for r in shapelint_torch.run_records(report, "")}
-    out = []
-    for f in report.as_linted():
-        key = (f["rule"], (f.get("node") or {}).get("label"), f.get("attribute") or "")
-        out.append(key + ("error" if key in recorded else f["severity"],))
-    return sorted(out)
+    return sorted(_key(f) + ("error" if _key(f) in recorded else f["severity"],)
+                  for f in report.as_linted())
 
 
 def command_line_findings(findings):
-    return sorted((f["rule"], (f.get("node") or {}).get("label"), f.get("attribute") or "",
-                   f["severity"]) for f in findings)
+    return sorted(_key(f) + (f["severity"],) for f in findings)
+
+
+def _key(finding):
+    """A finding as a run record names it: rule, node, attribute."""
+    return (finding["rule"], (finding.get("node") or {}).get("label"),
+            finding.get("attribute") or "")
 
 
 def requests(entry, exporter, style):
@@ -178,8 +181,8 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
                       "detail": f["confirmation"]["detail"][:200]}
                      for f in report.findings if "confirmation" in f],
         # One line per probe, "s0=11,s27=4: disagree [SL007]": up to 16 per export.
-        "probes": ["%s: %s%s" % (",".join("%s=%d" % kv for kv in sorted(p["binding"].items())),
-                                 p["verdict"], " %s" % p["explained_by"]
+        "probes": ["%s: %s%s" % (probe_spec(p["binding"]), p["verdict"],
+                                 " %s" % p["explained_by"]
                                  if p.get("explained_by") is not None else "")
                    for p in report.probes],
         "runs": report.runs,

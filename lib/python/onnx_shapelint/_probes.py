@@ -44,7 +44,7 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
         for r in (f.get("witness") or {}).get("ranges") or []:
             low, high = limits.get(r["symbol"], (None, None))
             limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
-    inputs = _input_symbols(model, centre)
+    inputs = [[d for d in dims if d in centre] for dims in input_symbols(model).values()]
     together = [moved_binding(centre, step, limits, inputs) for step in PROBE_STEPS]
     others = [moved_binding(centre, step, limits, inputs) for step in DOWN_STEPS]
     others += alone_bindings(centre, inputs, limits)
@@ -106,7 +106,7 @@ def alone_bindings(centre, inputs, limits):
     together = {s: {t for t in centre if t != s and centre[t] == centre[s] and
                     not any(s in syms and t in syms for syms in inputs)} for s in centre}
     movable = [s for s in _in_input_order(inputs, centre)
-               if not _summands(centre[s], {t: centre[t] for t in centre if t != s}, centre,
+               if not _summands(centre[s], [t for t in centre if t != s], centre,
                                 _apart_from(s, inputs))]
 
     def crossing(s, side):
@@ -135,14 +135,13 @@ def alone_bindings(centre, inputs, limits):
     return out
 
 
-def _input_symbols(model, centre):
-    """The symbols of each graph input that `centre` sizes, in the input's order."""
+def input_symbols(model):
+    """{input name: its symbolic dims in order}; {} where the file cannot be read."""
     try:
-        declared = _core.inputs(model)
-    except ValueError:
-        return []
-    return [[d for d in i["dims"] or [] if isinstance(d, str) and d in centre]
-            for i in declared]
+        return {i["name"]: [d for d in i["dims"] or [] if isinstance(d, str)]
+                for i in _core.inputs(model)}
+    except (ValueError, OSError):
+        return {}
 
 
 def _in_input_order(inputs, centre):

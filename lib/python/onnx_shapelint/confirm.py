@@ -12,7 +12,7 @@ import os
 import sys
 
 from onnx_shapelint import _core, _runs
-from onnx_shapelint._probes import probe_sizes, spec as _spec
+from onnx_shapelint._probes import input_symbols, probe_sizes, spec as _spec
 from onnx_shapelint._report import Report
 
 SEED = 20261201
@@ -208,17 +208,9 @@ LIMIT_NOTES = ("SL004", "SL009", "SL010")
 
 
 def _of_one_input(finding, inputs):
-    """Whether every symbol of `finding` is a dim of one input ({input: set of symbols})."""
+    """Whether every symbol of `finding` is a dim of one input ({input: [symbols]})."""
     symbols = set(finding.get("symbols") or [])
-    return bool(symbols) and any(symbols <= dims for dims in inputs.values())
-
-
-def _input_symbols(path):
-    try:
-        return {i["name"]: {d for d in i["dims"] or [] if isinstance(d, str)}
-                for i in _core.inputs(path)}
-    except (ValueError, OSError):
-        return {}
+    return bool(symbols) and any(symbols <= set(dims) for dims in inputs.values())
 
 
 def confirm_findings(report, runner, control=None):
@@ -233,7 +225,7 @@ def confirm_findings(report, runner, control=None):
     there too, its failures confirm nothing."""
     done, broken = {}, set()
     at_export = control_run(runner, control)
-    inputs = _input_symbols(report.path) if runner.eager is not None else {}
+    inputs = input_symbols(report.path) if runner.eager is not None else {}
     # Errors first: a note whose counterexample an error already breaks at is that error's
     # consequence (a Reshape's baked batch reaching a Linear), not a second cause.
     ordered = sorted(report.findings, key=lambda f: f["severity"] != "error")
