@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
 #include "shapelint/sym/expr.h"
@@ -144,6 +145,100 @@ absl::StatusOr<std::vector<ProbeResult>> Probe(
     results.push_back(*std::move(result));
   }
   return results;
+}
+
+namespace {
+
+// The distinct expressions of the main graph's dims and small integer values that could keep
+// their value while `symbol` moves: those that mention it and hold a floor, ceil, mod, min or
+// max. A polynomial in the symbol changes with it at once.
+std::vector<sym::Expr> StepSensitive(const infer::Inference& inference, std::string_view symbol) {
+  absl::flat_hash_set<sym::Expr> seen;
+  std::vector<sym::Expr> out;
+  auto consider = [&](const sym::MaybeExpr& e) {
+    if (!e || e->IsConstant() || !seen.insert(*e).second || e->IsPolynomial()) return;
+    const std::vector<std::string> symbols = e->Symbols();
+    if (std::binary_search(symbols.begin(), symbols.end(), symbol)) out.push_back(*e);
+  };
+  for (const infer::TensorFact& fact : inference.facts) {
+    if (fact.shape) {
+      for (const sym::MaybeExpr& d : *fact.shape) consider(d);
+    }
+    if (fact.values) {
+      for (const infer::Element& v : *fact.values) consider(v.value);
+    }
+  }
+  return out;
+}
+
+// The steps in one direction (`sign` +1 or -1) from binding[symbol] at which an expression of
+// `exprs` changes that every smaller step left at its value.
+std::vector<int64_t> StepsOneWay(const std::vector<sym::Expr>& exprs, sym::Binding binding,
+                                 const std::string& symbol, int sign, int64_t max_step,
+                                 int max_count) {
+  const int64_t at = *binding.Get(symbol);
+  std::vector<std::optional<int64_t>> base;
+  {
+    sym::Evaluator eval(binding);
+    for (const sym::Expr& e : exprs) base.push_back(eval(e));
+  }
+  // Indices of the expressions not yet changed, known at the binding.
+  std::vector<size_t> still;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    if (base[i]) still.push_back(i);
+  }
+  std::vector<int64_t> steps;
+  for (int64_t k = 1; k <= max_step && !still.empty(); ++k) {
+    const int64_t size = at + sign * k;
+    if (size < 1) break;
+    binding.Set(symbol, size);
+    sym::Evaluator eval(binding);
+    std::vector<size_t> kept;
+    bool changed = false;
+    for (size_t i : still) {
+      const std::optional<int64_t> v = eval(exprs[i]);
+      if (v == base[i]) {
+        kept.push_back(i);
+      } else {
+        changed = true;  // changed, or unknown there: either way no longer left alone
+      }
+    }
+    still = std::move(kept);
+    // A change at the first step is the step every probe makes anyway.
+    if (changed && k > 1) {
+      steps.push_back(k);
+      if (static_cast<int>(steps.size()) >= max_count) break;
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<SizeSteps>> SizeStepsAt(const ir::Model& model, const ProbeSpec& at,
+                                                   int64_t max_step, int max_count) {
+  sym::InternScope scope;
+  const Analysis analysis(model);
+  auto bound = BindSizes(analysis, at);
+  if (!bound.ok()) return bound.status();
+  sym::Binding binding = *std::move(bound);
+  const std::vector<std::string> symbols = analysis.inference().InputSymbols();
+  for (const auto& s : symbols) {
+    if (!binding.Get(s)) binding.Set(s, analysis.witness().Get(s).value_or(1));
+  }
+  std::vector<SizeSteps> out;
+  for (const std::string& s : symbols) {
+    const std::vector<sym::Expr> exprs = StepSensitive(analysis.inference(), s);
+    SizeSteps steps;
+    steps.symbol = s;
+    steps.at = *binding.Get(s);
+    if (!exprs.empty()) {
+      steps.up = StepsOneWay(exprs, binding, s, 1, max_step, max_count);
+      steps.down = StepsOneWay(exprs, binding, s, -1, max_step, max_count);
+    }
+    out.push_back(std::move(steps));
+  }
+  return out;
 }
 
 }  // namespace shapelint::lint

@@ -394,6 +394,41 @@ py::list ProbeModel(const py::object& model, const py::object& probes) {
   return FromJson(json)["models"][py::int_(0)]["probes"];
 }
 
+py::list SizeStepsOf(const py::object& model, const std::string& at, int64_t max_step,
+                     int max_count) {
+  Input input = ToInput(model);
+  absl::StatusOr<lint::ProbeSpec> spec = lint::ParseProbeSpec(at);
+  if (!spec.ok() || spec->range_symbol) {
+    Raise(PyExc_ValueError,
+          absl::StrCat(spec.ok() ? "a range is no binding" : spec.status().message(), " in '", at,
+                       "'"));
+  }
+  if (max_step < 1 || max_step > lint::kMaxProbeRange || max_count < 1) {
+    Raise(PyExc_ValueError, "max_step must be in [1, 65536] and max_count at least 1");
+  }
+  std::vector<lint::SizeSteps> steps;
+  WithModel(input, [&](const ir::Model& loaded) {
+    absl::StatusOr<std::vector<lint::SizeSteps>> found =
+        lint::SizeStepsAt(loaded, *spec, max_step, max_count);
+    if (!found.ok()) return found.status();
+    steps = *std::move(found);
+    return absl::OkStatus();
+  });
+  py::list out;
+  for (const lint::SizeSteps& s : steps) {
+    py::dict entry;
+    entry["symbol"] = Utf8(s.symbol);
+    entry["at"] = s.at;
+    py::list up, down;
+    for (int64_t k : s.up) up.append(k);
+    for (int64_t k : s.down) down.append(k);
+    entry["up"] = std::move(up);
+    entry["down"] = std::move(down);
+    out.append(std::move(entry));
+  }
+  return out;
+}
+
 py::list RuleList() {
   py::list rules;
   for (const lint::RuleInfo& rule : lint::AllRules()) {
@@ -492,6 +527,11 @@ void DefineModule(py::module_& m) {
   m.def("probe", &ProbeModel, py::arg("model"), py::arg("probes"),
         "Evaluates the model statically at each probe (as `onnx-shapelint probe --dims`): a "
         "list of dicts as probe --format json writes them.");
+  m.def("size_steps", &SizeStepsOf, py::arg("model"), py::arg("at"), py::arg("max_step") = 64,
+        py::arg("max_count") = 3,
+        "Where the graph's own sizes change as each input symbol moves from the sizes `at` "
+        "(as one probe: 'x=2x3x224x224'): a list of dicts with symbol, at, and the steps up "
+        "and down at which a size that smaller steps left alone changes (a floor of a stride).");
   m.def("rules", &RuleList,
         "The rules, in code order: dicts with code, name, summary and level (the most severe "
         "level the rule reports at).");

@@ -2,7 +2,10 @@
 // labelled corpus and every size its labels ran it at, if the engine's evaluation of the graph
 // at that size has a node that cannot run (what `onnx-shapelint probe` reports), the model
 // linted alone has a finding that explains it: an error, a warning, or the valid range as a
-// note. No label is needed for this: it holds for models nobody has seen.
+// note. No label is needed for this: it holds for models nobody has seen. Besides the labels'
+// sizes, each size alone is moved from the export size to where the graph's own sizes change
+// (SizeStepsAt: the next patch grid of a stride-4 stem), within torch.export's recorded range:
+// sizes near the export that a network's labels, all at multiples of its strides, never run.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -15,8 +18,10 @@
 #include "corpus/invalid_models.h"
 #include "corpus/run_inputs.h"
 #include "lint/analysis.h"
+#include "lint/export_ranges.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 #include "test_files.h"
 
 namespace shapelint::lint {
@@ -36,7 +41,7 @@ using nlohmann::json;
 const std::set<std::string> kKnownSilent = {};
 
 struct Tally {
-  int models = 0, runs = 0, failing = 0;
+  int models = 0, runs = 0, failing = 0, step_runs = 0, step_failing = 0;
   std::vector<std::string> silent;        // "model at {inputs}: failure"
   std::vector<std::string> known_silent;  // the same, for the models of kKnownSilent
 };
@@ -60,6 +65,36 @@ void CheckModel(const fs::path& dir, const std::string& file, const json& label,
       if (first_failure.empty()) {
         first_failure = c.failure;
         at = run["inputs"].dump();
+      }
+    }
+    if (label.contains("export_inputs")) {
+      ProbeSpec centre;
+      centre.shapes = RunInputs(label["export_inputs"]);
+      const auto bound = analysis.BindInputs(centre.shapes);
+      const auto steps = SizeStepsAt(**model, centre);
+      const auto ranges =
+          RangesOfInputSymbols(ExportRanges(**model), analysis.inference().InputSymbols());
+      for (const SizeSteps& s : bound&& steps.ok() ? *steps : std::vector<SizeSteps>{}) {
+        std::vector<int64_t> sizes;
+        for (int64_t k : s.up) sizes.push_back(s.at + k);
+        for (int64_t k : s.down) sizes.push_back(s.at - k);
+        const auto range = ranges.find(s.symbol);
+        for (int64_t size : sizes) {
+          if (range != ranges.end() && ((range->second.min && size < *range->second.min) ||
+                                        (range->second.max && size > *range->second.max))) {
+            continue;
+          }
+          sym::Binding moved = *bound;
+          moved.Set(s.symbol, size);
+          ++t.step_runs;
+          const Counterexample c = analysis.Evaluate(moved);
+          if (!c.node_fails) continue;
+          ++t.step_failing;
+          if (first_failure.empty()) {
+            first_failure = c.failure;
+            at = absl::StrCat(label["export_inputs"].dump(), " with ", s.symbol, " = ", size);
+          }
+        }
       }
     }
   }
@@ -89,11 +124,14 @@ TEST_CASE("never silent: where the engine sees the graph fail, lint has a findin
         "sealed", "veiled", "cloaked", "shrouded", "obscured", "pipes", "fused"}) {
     const Tally t = CheckCorpus(corpus);
     WARN(corpus << ": " << t.models << " models, " << t.runs << " label runs, " << t.failing
-                << " where the engine sees a node fail; silent on " << t.silent.size()
-                << " models, and on " << t.known_silent.size()
-                << " known: " << absl::StrJoin(t.known_silent, "; "));
+                << " where the engine sees a node fail; " << t.step_runs
+                << " sizes where the graph's sizes change, " << t.step_failing
+                << " failing; silent on " << t.silent.size() << " models, and on "
+                << t.known_silent.size() << " known: " << absl::StrJoin(t.known_silent, "; "));
     INFO(absl::StrJoin(t.silent, "\n"));
     CHECK(t.silent.empty());
+    // Every corpus has models with a floor of a size (a stride, a chunk): the sizes moved.
+    CHECK(t.step_runs > 0);
   }
 }
 

@@ -323,6 +323,38 @@ class ProbeSizesTest(unittest.TestCase):
             self.assertIn(dict(centre, **alone), found)
         self.assertEqual(len(found), _probes.PROBE_COUNT)
 
+    def test_each_size_steps_to_where_the_graph_sizes_change(self):
+        # torchvision's Swin-T at 224 x 224: the patch embedding (a convolution of 4, stride
+        # 4) gives a map of floor((H - 4) / 4) + 1 = 56 at 224 to 227, 57 at 228 (by hand), and
+        # the module shifts its windows only where a stage's map is larger than the window of
+        # 7. Moving a side by 1 or 2 stays on the map of 56; the step to 228 is the first that
+        # changes it. Down, 223 gives 55 at once (a step of 1); what 223 leaves alone, the
+        # merged maps of 28, 14, 7, first changes at 219 (54, merged to 27).
+        model = str(CORPUS / "torch2" / "tv_swin_t.ts.onnx")
+        centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 3, "x_dynamic_axes_3": 224,
+                  "x_dynamic_axes_4": 224}
+        steps = _probes.size_steps(model, centre)
+        self.assertEqual(steps["x_dynamic_axes_3"][0], [4])
+        self.assertEqual(steps["x_dynamic_axes_3"][1][0], 5)
+        self.assertEqual(steps["x_dynamic_axes_1"], ([], []))
+        found = [b for b, _ in confirm.probe_sizes(model, centre, {})]
+        for alone in ({"x_dynamic_axes_3": 228}, {"x_dynamic_axes_4": 228},
+                      {"x_dynamic_axes_3": 219}):
+            self.assertIn(dict(centre, **alone), found)
+        # Each side alone, first a step of 1 and then the step to the next map, before the
+        # sizes past the other sizes of the input and 1.
+        self.assertLess(found.index(dict(centre, x_dynamic_axes_3=228)),
+                        found.index(dict(centre, x_dynamic_axes_1=1)))
+
+    def test_steps_the_other_rounds_make_are_left_to_them(self):
+        # A step of the graph's sizes that is already one of ALONE_STEPS keeps that round's
+        # place; steps past the first come in the last round.
+        centre = {"h": 16, "w": 9}
+        out = _probes.alone_bindings(centre, [["h", "w"]], {}, {"h": ([2, 8], [4]), "w": ([], [])})
+        self.assertEqual(out[:3], [{"h": 17, "w": 9}, {"h": 16, "w": 10}, {"h": 12, "w": 9}])
+        self.assertEqual(out[-3:], [{"h": 18, "w": 9}, {"h": 24, "w": 9}, {"h": 16, "w": 11}])
+        self.assertEqual(sum(b == {"h": 18, "w": 9} for b in out), 1)
+
 
 class DisagreeingRunner:
     """Both sides at every size: ONNX Runtime's values differ from PyTorch's."""

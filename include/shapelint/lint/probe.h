@@ -74,6 +74,22 @@ struct ProbeResult {
 absl::StatusOr<std::vector<ProbeResult>> Probe(
     const ir::Model& model, const std::vector<std::pair<std::string, ProbeSpec>>& probes);
 
+// Where the graph's own sizes change as one input symbol moves from a binding. A size the graph
+// computes with a floor (a feature map after a stride-4 convolution, floor(H / 4)) keeps its
+// value over several input sizes, so a branch of the module on that size (Swin's "shift only
+// where the map is larger than the window") shows only where it changes: moving the input by 1
+// or 2 never crosses it. For each symbol and direction, the steps (ascending, at most
+// `max_count`, none larger than `max_step`) at which some such size first changes: the first
+// is where a size that moving by 1 left alone changes; each next one changes a size that every
+// step before left alone (a stride-32 map after a stride-4 one).
+struct SizeSteps {
+  std::string symbol;
+  int64_t at = 0;                 // the symbol's size at the binding
+  std::vector<int64_t> up, down;  // positive steps: at + step, at - step
+};
+absl::StatusOr<std::vector<SizeSteps>> SizeStepsAt(const ir::Model& model, const ProbeSpec& at,
+                                                   int64_t max_step = 64, int max_count = 3);
+
 }  // namespace shapelint::lint
 
 #endif  // SHAPELINT_LINT_PROBE_H_

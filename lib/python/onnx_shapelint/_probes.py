@@ -5,8 +5,12 @@ conditions such branches test are few: a size against a constant (`if h >= 8`, `
 residue (`if w % 2`), one size against another (`if h > w`). So the probes move every size up and
 down together, which keeps relations among them, and then each size alone: by an odd and by an
 even step, past the nearest other size of its input, and to 1, which crosses those conditions
-near the export sizes. Every probe is where the static analysis finds that the model works:
-what it finds failing is already a finding, which its own counterexample settles.
+near the export sizes. A branch on a size the graph computes with a floor (a feature map after
+a stride-4 convolution: Swin shifts its windows only where the map is larger than the window)
+is crossed only where that size changes, which a step of 1 or 2 never reaches: each size alone
+also steps to where the graph's own sizes change (_core.size_steps). Every probe is where the
+static analysis finds that the model works: what it finds failing is already a finding, which
+its own counterexample settles.
 """
 
 import math
@@ -21,6 +25,9 @@ TOGETHER = 2
 PROBE_STEPS = (1, 2, 3, 5, 8, 16, 32, 64)
 DOWN_STEPS = (-1,)
 ALONE_STEPS = (1, -1, 2)
+# How far a size steps to where the graph's own sizes change, and how many such steps each way.
+SIZE_STEP_MAX = 64
+SIZE_STEP_COUNT = 3
 # A probe runs only where its inputs hold at most this many elements, or at most GROWTH times
 # the export's: a batch moved past a height of 224 would ask both runtimes for much more.
 ELEMENTS = 1 << 24
@@ -47,7 +54,7 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
     inputs = [[d for d in dims if d in centre] for dims in input_symbols(model).values()]
     together = [moved_binding(centre, step, limits, inputs) for step in PROBE_STEPS]
     others = [moved_binding(centre, step, limits, inputs) for step in DOWN_STEPS]
-    others += alone_bindings(centre, inputs, limits)
+    others += alone_bindings(centre, inputs, limits, size_steps(model, centre))
     candidates = []
     for binding in together + others:
         if binding != centre and binding not in candidates:
@@ -94,11 +101,13 @@ def moved_binding(centre, step, limits=None, inputs=()):
     return binding
 
 
-def alone_bindings(centre, inputs, limits):
-    """Each symbol moved without the others of its input: by one step up, then just past the
-    nearest other size of its input above and below (a height above a width, or below it), then
-    to 1 (a fast path for one item or one frame, a broadcast), then one step down, then by
-    ALONE_STEPS' others; each round over every symbol before the next. A
+def alone_bindings(centre, inputs, limits, steps=None):
+    """Each symbol moved without the others of its input: by one step up, then to the first
+    sizes above and below where the graph's own sizes change (`steps`, {symbol: (up, down)} as
+    size_steps gives them), then just past the nearest other size of its input above and below
+    (a height above a width, or below it), then to 1 (a fast path for one item or one frame, a
+    broadcast), then one step down, then by ALONE_STEPS' others and the further steps of
+    `steps`; each round over every symbol before the next. A
     symbol of another input with the same export size moves with it: two inputs that share a
     size (the batch of the tokens and of their mask) are meant to. A symbol that is a sum of two
     others is not moved alone but follows its summands (moved_binding): the inputs may state
@@ -116,10 +125,19 @@ def alone_bindings(centre, inputs, limits):
                  if (centre[t] - centre[s]) * side > 0 and centre[t] + side >= 2]
         return [min(sizes, key=lambda v: abs(v - centre[s])) + side] if sizes else []
 
-    rounds = [lambda s: [centre[s] + ALONE_STEPS[0]], lambda s: crossing(s, 1),
-              lambda s: crossing(s, -1), lambda s: [1],
+    steps = steps or {}
+
+    def changes(s, first):
+        # Steps the other rounds make anyway (ALONE_STEPS) are left to them, in their order.
+        up, down = steps.get(s, ((), ()))
+        pick = (lambda k: k[:1]) if first else (lambda k: k[1:])
+        moves = list(pick(up)) + [-k for k in pick(down)]
+        return [centre[s] + k for k in moves if k not in ALONE_STEPS]
+
+    rounds = [lambda s: [centre[s] + ALONE_STEPS[0]], lambda s: changes(s, True),
+              lambda s: crossing(s, 1), lambda s: crossing(s, -1), lambda s: [1],
               lambda s: [centre[s] + ALONE_STEPS[1]],
-              lambda s: [centre[s] + step for step in ALONE_STEPS[2:]]]
+              lambda s: [centre[s] + step for step in ALONE_STEPS[2:]] + changes(s, False)]
     out = []
     for targets_of in rounds:
         for s in movable:
@@ -133,6 +151,16 @@ def alone_bindings(centre, inputs, limits):
                     if all(binding[t] == target for t in group):
                         out.append(binding)
     return out
+
+
+def size_steps(model, centre):
+    """{symbol: (up, down)}: the steps from `centre` at which the graph's own sizes change
+    (_core.size_steps); {} where the file cannot be read."""
+    try:
+        found = _core.size_steps(model, spec(centre), SIZE_STEP_MAX, SIZE_STEP_COUNT)
+    except (ValueError, OSError):
+        return {}
+    return {s["symbol"]: (s["up"], s["down"]) for s in found if s["symbol"] in centre}
 
 
 def input_symbols(model):
