@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
+#include "shapelint/infer/engine.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint::lint {
@@ -189,8 +190,9 @@ std::vector<int64_t> StepsOneWay(const std::vector<sym::Expr>& exprs, sym::Bindi
   }
   std::vector<int64_t> steps;
   for (int64_t k = 1; k <= max_step && !still.empty(); ++k) {
-    const int64_t size = at + sign * k;
-    if (size < 1) break;
+    int64_t size = 0;
+    // A size past int64 (a hostile binding) has no step to take.
+    if (__builtin_add_overflow(at, sign * k, &size) || size < 1) break;
     binding.Set(symbol, size);
     sym::Evaluator eval(binding);
     std::vector<size_t> kept;
@@ -217,21 +219,34 @@ std::vector<int64_t> StepsOneWay(const std::vector<sym::Expr>& exprs, sym::Bindi
 
 absl::StatusOr<std::vector<SizeSteps>> SizeStepsAt(const ir::Model& model, const ProbeSpec& at,
                                                    int64_t max_step, int max_count) {
+  // The engine's facts are all this needs: no witness, no requirement solved. (An Analysis
+  // would solve the graph's requirements first, as much work again as the steps.)
   sym::InternScope scope;
-  const Analysis analysis(model);
-  auto bound = BindSizes(analysis, at);
-  if (!bound.ok()) return bound.status();
-  sym::Binding binding = *std::move(bound);
-  const std::vector<std::string> symbols = analysis.inference().InputSymbols();
-  for (const auto& s : symbols) {
-    if (!binding.Get(s)) binding.Set(s, analysis.witness().Get(s).value_or(1));
+  const infer::Inference inference = infer::Infer(model);
+  const std::vector<std::string> symbols = inference.InputSymbols();
+  sym::Binding binding;
+  for (const auto& [input, dims] : at.shapes) {
+    for (const infer::InputDim& d : inference.input_dims) {
+      if (d.input != input || d.axis >= static_cast<int64_t>(dims.size()) || !d.dim) continue;
+      if (auto name = d.dim->AsSymbol()) binding.Set(*name, dims[d.axis]);
+    }
+  }
+  for (const auto& [name, size] : at.sizes) {
+    if (!std::binary_search(symbols.begin(), symbols.end(), name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model has no input dim named '", name, "'"));
+    }
+    binding.Set(name, size);
   }
   std::vector<SizeSteps> out;
   for (const std::string& s : symbols) {
-    const std::vector<sym::Expr> exprs = StepSensitive(analysis.inference(), s);
     SizeSteps steps;
     steps.symbol = s;
-    steps.at = *binding.Get(s);
+    // A size the binding leaves out has none to step from.
+    const std::optional<int64_t> size = binding.Get(s);
+    if (!size) continue;
+    steps.at = *size;
+    const std::vector<sym::Expr> exprs = StepSensitive(inference, s);
     if (!exprs.empty()) {
       steps.up = StepsOneWay(exprs, binding, s, 1, max_step, max_count);
       steps.down = StepsOneWay(exprs, binding, s, -1, max_step, max_count);

@@ -51,6 +51,15 @@ TEST_CASE("size steps: bounded by the largest step and the count", "[lint][probe
   CHECK(StepsOf("h", 3).down.empty());
 }
 
+TEST_CASE("size steps: a size at the end of int64 steps nowhere past it", "[lint][probe]") {
+  // floor(h / 4) at the largest int64: every step up overflows, so none is taken; down, the
+  // floors change at the step of 4 (INT64_MAX = 4 * k + 3: h - 4 is the first with floor k - 1),
+  // and floor(h / 8) at the step of 8.
+  const SizeSteps top = StepsOf("h", INT64_MAX);
+  CHECK(top.up.empty());
+  CHECK(top.down == std::vector<int64_t>{4, 8});
+}
+
 TEST_CASE("size steps: a size only multiplied or added has none", "[lint][probe]") {
   const SizeSteps batch = StepsOf("n", 16);
   CHECK(batch.at == 2);

@@ -22,6 +22,7 @@
 #include "shapelint/infer/engine.h"
 #include "shapelint/ir/load.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 #include "shapelint/sym/expr.h"
 
 namespace shapelint {
@@ -166,6 +167,28 @@ void BM_LintGrowingChain(benchmark::State& state) {
 }
 // 20,000 blocks are 100,000 nodes.
 BENCHMARK(BM_LintGrowingChain)
+    ->Arg(200)
+    ->Arg(2000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
+
+// The steps at which the chain's sizes change as N moves from 64 (export()'s dynamic check asks
+// for them once per export): every block's dim is a floor of N, each evaluated at up to 64 sizes
+// each way. Beside BM_LintGrowingChain at the same sizes, the lint of the same file that export()
+// runs first.
+void BM_SizeStepsGrowingChain(benchmark::State& state) {
+  auto model = ir::LoadModelFromBytes(GrowingChain(static_cast<int>(state.range(0))), "chain",
+                                      ir::ModelFormat::kText);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return;
+  }
+  state.SetComplexityN(state.range(0));
+  const lint::ProbeSpec at{{{"N", 64}}, {}, {}, 0, 0};
+  for (auto _ : state) benchmark::DoNotOptimize(lint::SizeStepsAt(**model, at));
+}
+BENCHMARK(BM_SizeStepsGrowingChain)
     ->Arg(200)
     ->Arg(2000)
     ->Arg(20000)

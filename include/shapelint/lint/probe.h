@@ -81,7 +81,9 @@ absl::StatusOr<std::vector<ProbeResult>> Probe(
 // or 2 never crosses it. For each symbol and direction, the steps (ascending, at most
 // `max_count`, none larger than `max_step`) at which some such size first changes: the first
 // is where a size that moving by 1 left alone changes; each next one changes a size that every
-// step before left alone (a stride-32 map after a stride-4 one).
+// step before left alone (a stride-32 map after a stride-4 one). `at` gives sizes by symbol
+// (NAME=SIZE) or by input (INPUT=AxB); a symbol it leaves out has no entry. Only the engine's
+// facts are read: nothing is solved, so a step may be where the model does not run.
 struct SizeSteps {
   std::string symbol;
   int64_t at = 0;                 // the symbol's size at the binding
