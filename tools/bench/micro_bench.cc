@@ -155,15 +155,22 @@ std::string GrowingChain(int steps) {
   return text;
 }
 
-void BM_LintGrowingChain(benchmark::State& state) {
+// The chain of state.range(0) blocks, or nullptr after reporting why it did not load.
+std::unique_ptr<ir::Model> LoadChain(benchmark::State& state) {
   auto model = ir::LoadModelFromBytes(GrowingChain(static_cast<int>(state.range(0))), "chain",
                                       ir::ModelFormat::kText);
   if (!model.ok()) {
     state.SkipWithError(std::string(model.status().message()).c_str());
-    return;
+    return nullptr;
   }
   state.SetComplexityN(state.range(0));
-  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(**model));
+  return *std::move(model);
+}
+
+void BM_LintGrowingChain(benchmark::State& state) {
+  std::unique_ptr<ir::Model> model = LoadChain(state);
+  if (model == nullptr) return;
+  for (auto _ : state) benchmark::DoNotOptimize(lint::Lint(*model));
 }
 // 20,000 blocks are 100,000 nodes.
 BENCHMARK(BM_LintGrowingChain)
@@ -178,15 +185,10 @@ BENCHMARK(BM_LintGrowingChain)
 // each way. Beside BM_LintGrowingChain at the same sizes, the lint of the same file that export()
 // runs first.
 void BM_SizeStepsGrowingChain(benchmark::State& state) {
-  auto model = ir::LoadModelFromBytes(GrowingChain(static_cast<int>(state.range(0))), "chain",
-                                      ir::ModelFormat::kText);
-  if (!model.ok()) {
-    state.SkipWithError(std::string(model.status().message()).c_str());
-    return;
-  }
-  state.SetComplexityN(state.range(0));
+  std::unique_ptr<ir::Model> model = LoadChain(state);
+  if (model == nullptr) return;
   const lint::ProbeSpec at{{{"N", 64}}, {}, {}, 0, 0};
-  for (auto _ : state) benchmark::DoNotOptimize(lint::SizeStepsAt(**model, at));
+  for (auto _ : state) benchmark::DoNotOptimize(lint::SizeStepsAt(*model, at));
 }
 BENCHMARK(BM_SizeStepsGrowingChain)
     ->Arg(200)
