@@ -29,6 +29,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -84,6 +85,16 @@ def structure(path):
                 attrs.append((a.name, str(onnx.helper.get_attribute_value(a))))
         nodes.append((n.op_type, len(n.input), sorted(attrs, key=str)))
     return declared(path), nodes, sorted(small_ints, key=str)
+
+
+def source_paths(text):
+    """ONNX Runtime's messages start with the path of its source file on the machine that built
+    it (/onnxruntime_src/onnxruntime/core/providers/cpu/tensor/reshape_helper.h:91): the file
+    and line are kept, the build machine's directories are not. Applied after the record's length limit, so a
+    record rewritten by it is the one a rerun writes."""
+    text = re.sub(r"/onnxruntime_src/(?:[^\s:]*/)?([^\s/:]+:\d+)", r"\1", text)
+    # A path the record's length limit cut before its line number.
+    return re.sub(r"/onnxruntime_src/\S*$", "", text)
 
 
 def cli_findings(linter, path, shapes, dynamic):
@@ -175,10 +186,10 @@ def check_one(module, args, entry, exporter, style, linter, work, baseline_run=T
         "findings": ["%s:%s" % (f["rule"], f["severity"]) for f in report.findings],
         # Findings whose severity a run changed: "SL007:warning->error: at w=12: ...".
         "changed": ["%s:%s->%s: %s" % (f["rule"], f["confirmation"]["linted"]["severity"],
-                                       f["severity"], f["confirmation"]["detail"][:160])
+                                       f["severity"], source_paths(f["confirmation"]["detail"][:160]))
                     for f in report.findings if "linted" in (f.get("confirmation") or {})],
         "verdicts": [{"rule": f["rule"], "verdict": f["confirmation"]["verdict"],
-                      "detail": f["confirmation"]["detail"][:200]}
+                      "detail": source_paths(f["confirmation"]["detail"][:200])}
                      for f in report.findings if "confirmation" in f],
         # One line per probe, "s0=11,s27=4: disagree [SL007]": up to 16 per export.
         "probes": ["%s: %s%s" % (probe_spec(p["binding"]), p["verdict"],
