@@ -222,7 +222,10 @@ class Analysis {
 };
 
 // The sizes `spec` gives the model's input symbols (a range's symbol is left out), or an error
-// naming a symbol or input the model does not have.
+// naming a symbol or input the model does not have, or a shape that does not fit it. Needs only
+// the engine's facts; the second form reads them from an Analysis.
+absl::StatusOr<sym::Binding> BindSizes(const ir::Model& model, const infer::Inference& inference,
+                                       const ProbeSpec& spec);
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec);
 
 // The analysis that lint::Lint runs its rules on: `given` with `options`' dynamic axes and

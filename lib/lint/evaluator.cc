@@ -309,9 +309,9 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
   return std::nullopt;
 }
 
-std::optional<sym::Binding> GraphEvaluator::BindInputs(
-    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
-    std::string* why) const {
+std::optional<sym::Binding> BindInputShapes(
+    const ir::Model& model, const infer::Inference& inference,
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes, std::string* why) {
   auto fail = [&](std::string reason) -> std::optional<sym::Binding> {
     if (why != nullptr) *why = std::move(reason);
     return std::nullopt;
@@ -319,7 +319,7 @@ std::optional<sym::Binding> GraphEvaluator::BindInputs(
   sym::Binding b;
   for (const auto& [input, dims] : shapes) {
     int64_t rank = 0;
-    for (const infer::InputDim& d : inference_.input_dims) {
+    for (const infer::InputDim& d : inference.input_dims) {
       if (d.input != input) continue;
       ++rank;
       if (d.axis >= static_cast<int64_t>(dims.size())) {
@@ -343,7 +343,7 @@ std::optional<sym::Binding> GraphEvaluator::BindInputs(
       }
     }
     if (rank != static_cast<int64_t>(dims.size())) {
-      const auto& inputs = model_.graph().proto().input();
+      const auto& inputs = model.graph().proto().input();
       const std::string& wanted = input;  // a structured binding no lambda may capture
       if (std::none_of(inputs.begin(), inputs.end(),
                        [&](const auto& i) { return i.name() == wanted; })) {
@@ -357,7 +357,7 @@ std::optional<sym::Binding> GraphEvaluator::BindInputs(
   // connection twice the size of another input) holds at the bound sizes or the shapes do
   // not fit the model.
   for (const auto& [input, dims] : shapes) {
-    for (const infer::InputDim& d : inference_.input_dims) {
+    for (const infer::InputDim& d : inference.input_dims) {
       if (d.input != input || !d.dim || d.dim->AsConstant() || d.dim->AsSymbol()) continue;
       const std::optional<int64_t> v = d.dim->Evaluate(b);
       if (v && *v != dims[d.axis]) {

@@ -27,6 +27,14 @@ struct SizeProbe {
   int64_t value = 0;
 };
 
+// Values for the input symbols that give `model`'s graph inputs these concrete shapes, or nullopt
+// when a shape contradicts a static dim, the rank, or a dim declared as an expression of symbols
+// (`why`, when given, says which). Needs only the engine's facts.
+std::optional<sym::Binding> BindInputShapes(
+    const ir::Model& model, const infer::Inference& inference,
+    const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
+    std::string* why = nullptr);
+
 class GraphEvaluator {
  public:
   // `symbols` are the input symbols (sorted); `solution` their witness.
@@ -84,12 +92,12 @@ class GraphEvaluator {
   // Concrete dims of `value` (of the main graph) under `binding`; nullopt if any is unknown.
   std::optional<std::vector<int64_t>> DimsAt(std::string_view value,
                                              const sym::Binding& binding) const;
-  // Values for the input symbols that give the graph inputs these concrete shapes, or nullopt
-  // when a shape contradicts a static dim, the rank, or a dim declared as an expression of
-  // symbols (`why`, when given, says which).
+  // BindInputShapes on this evaluator's model.
   std::optional<sym::Binding> BindInputs(
       const std::vector<std::pair<std::string, std::vector<int64_t>>>& shapes,
-      std::string* why = nullptr) const;
+      std::string* why = nullptr) const {
+    return BindInputShapes(model_, inference_, shapes, why);
+  }
 
  private:
   std::vector<ShapeAt> OutputShapes(const sym::Binding& binding) const;

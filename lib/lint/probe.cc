@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "lint/analysis.h"
@@ -24,21 +25,26 @@ bool Breaks(const Counterexample& c) {
 }
 
 // True when `name` is a graph input of rank 1.
-bool IsOneDimensionalInput(const Analysis& analysis, std::string_view name) {
+bool IsOneDimensionalInput(const infer::Inference& inference, std::string_view name) {
   int rank = 0;
-  for (const infer::InputDim& d : analysis.inference().input_dims) rank += d.input == name;
+  for (const infer::InputDim& d : inference.input_dims) rank += d.input == name;
   return rank == 1;
 }
 
 }  // namespace
 
 absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec& spec) {
-  const std::vector<std::string> symbols = analysis.inference().InputSymbols();
+  return BindSizes(analysis.model(), analysis.inference(), spec);
+}
+
+absl::StatusOr<sym::Binding> BindSizes(const ir::Model& model, const infer::Inference& inference,
+                                       const ProbeSpec& spec) {
+  const std::vector<std::string> symbols = inference.InputSymbols();
   const std::set<std::string> known(symbols.begin(), symbols.end());
   sym::Binding binding;
   if (!spec.shapes.empty()) {
     std::string why;
-    auto bound = analysis.BindInputs(spec.shapes, &why);
+    auto bound = BindInputShapes(model, inference, spec.shapes, &why);
     if (!bound) {
       return absl::InvalidArgumentError(
           absl::StrCat("an input shape does not fit the model: ", why));
@@ -54,8 +60,8 @@ absl::StatusOr<sym::Binding> BindSizes(const Analysis& analysis, const ProbeSpec
   };
   for (const auto& [s, v] : spec.sizes) {
     // A dim name first; else the name of a 1-D input (lengths=2 for lengths: [batch]).
-    if (!known.contains(s) && IsOneDimensionalInput(analysis, s)) {
-      auto bound = analysis.BindInputs({{s, {v}}});
+    if (!known.contains(s) && IsOneDimensionalInput(inference, s)) {
+      auto bound = BindInputShapes(model, inference, {{s, {v}}});
       if (!bound) {
         return absl::InvalidArgumentError(absl::StrCat("the 1-D input '", s,
                                                        "' cannot have the size ", v,
@@ -150,16 +156,17 @@ absl::StatusOr<std::vector<ProbeResult>> Probe(
 
 namespace {
 
-// The distinct expressions of the main graph's dims and small integer values that could keep
-// their value while `symbol` moves: those that mention it and hold a floor, ceil, mod, min or
-// max. A polynomial in the symbol changes with it at once.
-std::vector<sym::Expr> StepSensitive(const infer::Inference& inference, std::string_view symbol) {
+// For each input symbol, the distinct expressions of the main graph's dims and small integer
+// values that could keep their value while it moves: those that mention it and hold a floor,
+// ceil, mod, min or max. A polynomial in the symbol changes with it at once. One scan of the
+// facts serves every symbol (a decoder with a cache per layer has hundreds).
+absl::flat_hash_map<std::string, std::vector<sym::Expr>> StepSensitive(
+    const infer::Inference& inference) {
   absl::flat_hash_set<sym::Expr> seen;
-  std::vector<sym::Expr> out;
+  absl::flat_hash_map<std::string, std::vector<sym::Expr>> out;
   auto consider = [&](const sym::MaybeExpr& e) {
     if (!e || e->IsConstant() || !seen.insert(*e).second || e->IsPolynomial()) return;
-    const std::vector<std::string> symbols = e->Symbols();
-    if (std::binary_search(symbols.begin(), symbols.end(), symbol)) out.push_back(*e);
+    for (const std::string& s : e->Symbols()) out[s].push_back(*e);
   };
   for (const infer::TensorFact& fact : inference.facts) {
     if (fact.shape) {
@@ -219,25 +226,16 @@ std::vector<int64_t> StepsOneWay(const std::vector<sym::Expr>& exprs, sym::Bindi
 
 absl::StatusOr<std::vector<SizeSteps>> SizeStepsAt(const ir::Model& model, const ProbeSpec& at,
                                                    int64_t max_step, int max_count) {
-  // The engine's facts are all this needs: no witness, no requirement solved. (An Analysis
-  // would solve the graph's requirements first, as much work again as the steps.)
+  // The engine's facts are all this needs: no witness, no requirement solved (an Analysis
+  // would also solve the graph's requirements, which the steps never read).
   sym::InternScope scope;
   const infer::Inference inference = infer::Infer(model);
   const std::vector<std::string> symbols = inference.InputSymbols();
-  sym::Binding binding;
-  for (const auto& [input, dims] : at.shapes) {
-    for (const infer::InputDim& d : inference.input_dims) {
-      if (d.input != input || d.axis >= static_cast<int64_t>(dims.size()) || !d.dim) continue;
-      if (auto name = d.dim->AsSymbol()) binding.Set(*name, dims[d.axis]);
-    }
-  }
-  for (const auto& [name, size] : at.sizes) {
-    if (!std::binary_search(symbols.begin(), symbols.end(), name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model has no input dim named '", name, "'"));
-    }
-    binding.Set(name, size);
-  }
+  absl::StatusOr<sym::Binding> bound = BindSizes(model, inference, at);
+  if (!bound.ok()) return bound.status();
+  const sym::Binding binding = *std::move(bound);
+  const absl::flat_hash_map<std::string, std::vector<sym::Expr>> sensitive =
+      StepSensitive(inference);
   std::vector<SizeSteps> out;
   for (const std::string& s : symbols) {
     SizeSteps steps;
@@ -246,10 +244,9 @@ absl::StatusOr<std::vector<SizeSteps>> SizeStepsAt(const ir::Model& model, const
     const std::optional<int64_t> size = binding.Get(s);
     if (!size) continue;
     steps.at = *size;
-    const std::vector<sym::Expr> exprs = StepSensitive(inference, s);
-    if (!exprs.empty()) {
-      steps.up = StepsOneWay(exprs, binding, s, 1, max_step, max_count);
-      steps.down = StepsOneWay(exprs, binding, s, -1, max_step, max_count);
+    if (auto it = sensitive.find(s); it != sensitive.end()) {
+      steps.up = StepsOneWay(it->second, binding, s, 1, max_step, max_count);
+      steps.down = StepsOneWay(it->second, binding, s, -1, max_step, max_count);
     }
     out.push_back(std::move(steps));
   }

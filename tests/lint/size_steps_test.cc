@@ -67,5 +67,27 @@ TEST_CASE("size steps: a size only multiplied or added has none", "[lint][probe]
   CHECK(batch.down.empty());
 }
 
+TEST_CASE("size steps: shapes are bound as every probe binds them", "[lint][probe]") {
+  auto model = ir::LoadModelFromBytes(kModel, "m.onnxtxt");
+  REQUIRE(model.ok());
+  auto at = [&](std::vector<int64_t> dims) {
+    return SizeStepsAt(**model, ProbeSpec{{}, {{"x", std::move(dims)}}, {}, 0, 0}, 64, 3);
+  };
+  // x: [2, 1, 16, 8] binds n = 2 and h = 16, and steps h as the sizes above do.
+  auto bound = at({2, 1, 16, 8});
+  REQUIRE(bound.ok());
+  REQUIRE(bound->size() == 2);
+  CHECK((*bound)[0].symbol == "h");
+  CHECK((*bound)[0].up == std::vector<int64_t>{4, 8});
+  // A static dim given another size, or another rank, is no shape of the model.
+  for (const auto& dims : {std::vector<int64_t>{2, 3, 16, 8}, std::vector<int64_t>{2, 1, 16}}) {
+    auto refused = at(dims);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().code() == absl::StatusCode::kInvalidArgument);
+    CHECK_THAT(std::string(refused.status().message()),
+               Catch::Contains("an input shape does not fit the model"));
+  }
+}
+
 }  // namespace
 }  // namespace shapelint::lint
