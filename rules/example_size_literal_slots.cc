@@ -61,9 +61,31 @@ struct Place {
   size_t element = 0;
 };
 
+// A dim that is the max of polynomials equal at the example: the broadcast of two sizes the
+// engine cannot prove equal (a batch doubled on each side of an Add, max(2*e, 2*x)), which is
+// either size wherever the operands agree, as they do where the graph runs. nullopt otherwise.
+std::optional<sym::Expr> EqualBroadcast(const sym::Expr& dim, const sym::Binding& example) {
+  const sym::PolynomialParts p = sym::Decompose(dim);
+  if (p.constant != 0 || p.terms.size() != 1 || p.terms[0].coeff != 1 ||
+      p.terms[0].factors.size() != 1 || p.terms[0].factors[0].second != 1) {
+    return std::nullopt;
+  }
+  const sym::AtomParts& atom = p.terms[0].factors[0].first;
+  if (atom.kind != sym::AtomParts::Kind::kMax || atom.args.empty()) return std::nullopt;
+  std::optional<int64_t> value;
+  for (const sym::Expr& a : atom.args) {
+    if (!a.IsPolynomial() || a.IsConstant()) return std::nullopt;
+    const std::optional<int64_t> v = a.Evaluate(example);
+    if (!v || (value && *v != *value)) return std::nullopt;
+    value = v;
+  }
+  return atom.args[0];
+}
+
 // A literal `v` addressing `axis` of `data`, when that dim is dynamic.
-void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64_t axis,
-            unsigned forms, infer::OriginId origin, Place place, std::vector<Slot>& out) {
+void AddOne(const Analysis& analysis, const TensorFact* data, const std::string& operand, int64_t v,
+            int64_t axis, unsigned forms, infer::OriginId origin, Place place,
+            std::vector<Slot>& out) {
   const sym::MaybeExpr* dim = DimOf(data, axis);
   // Past a floor or a min (windows, strides, padding arithmetic) a match with the example is
   // more likely a coincidence: such a slot is marked, and only torch.export's record derives it.
@@ -71,9 +93,13 @@ void AddOne(const TensorFact* data, const std::string& operand, int64_t v, int64
   if (v <= -kHugeBound || v >= kHugeBound || dim == nullptr || !*dim || (*dim)->IsConstant()) {
     return;
   }
-  const bool polynomial = (*dim)->IsPolynomial();
+  sym::Expr d = **dim;
+  if (!d.IsPolynomial()) {
+    if (std::optional<sym::Expr> one = EqualBroadcast(d, analysis.example())) d = *one;
+  }
+  const bool polynomial = d.IsPolynomial();
   out.push_back(
-      {operand, v, **dim, polynomial ? forms : 0u, origin, place.input, place.element, polynomial});
+      {operand, v, d, polynomial ? forms : 0u, origin, place.input, place.element, polynomial});
 }
 
 // The literals of input `input` of the node, `elements` (or of an attribute's `attr_values`
@@ -85,13 +111,13 @@ void AddPerAxis(const Analysis& analysis, const TensorFact* data, const std::str
   const size_t n = elements != nullptr ? elements->size() : attr_values.size();
   for (size_t i = 0; i < n && i < axes.size(); ++i) {
     if (elements == nullptr) {
-      AddOne(data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, {}, out);
+      AddOne(analysis, data, operand, attr_values[i], axes[i], forms, infer::kNoOrigin, {}, out);
       continue;
     }
     const Element& e = (*elements)[i];
     auto v = ConstantOf(e);
     if (v && IsLiteral(analysis, e)) {
-      AddOne(data, operand, *v, axes[i], forms, e.origin, {input, i}, out);
+      AddOne(analysis, data, operand, *v, axes[i], forms, e.origin, {input, i}, out);
     }
   }
 }
@@ -168,8 +194,8 @@ std::vector<Slot> GatherSlots(const NodeSite& at) {
     }
   }
   if (last != nullptr && IsLiteral(at.analysis, *last)) {
-    AddOne(at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin, {1, place},
-           slots);
+    AddOne(at.analysis, at.data, "indices", *ConstantOf(*last), axis, kMinusOne, last->origin,
+           {1, place}, slots);
   }
   return slots;
 }
@@ -222,7 +248,7 @@ std::vector<Slot> PadSlots(const NodeSite& at) {
     auto begin = pad(a), end = pad(a + rank);
     if (!begin || !end || (*begin != 0) == (*end != 0)) continue;
     const size_t side = *begin != 0 ? a : a + rank;
-    AddOne(at.data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
+    AddOne(at.analysis, at.data, "pads", *begin + *end, static_cast<int64_t>(a), kRoundUp,
            pads != nullptr ? (*pads)[side].origin : infer::kNoOrigin,
            pads != nullptr ? Place{1, side} : Place{}, slots);
   }
@@ -266,8 +292,8 @@ std::vector<Slot> GridSampleSlots(const NodeSite& at) {
     const sym::MaybeExpr& side = (*grid->shape)[i + 1];
     const std::optional<int64_t> v = side ? side->AsConstant() : std::nullopt;
     if (!v) return {};
-    AddOne(at.data, "grid", *v, static_cast<int64_t>(i + kSpatialBegin), kWhole, infer::kNoOrigin,
-           {1, i}, sides);
+    AddOne(at.analysis, at.data, "grid", *v, static_cast<int64_t>(i + kSpatialBegin), kWhole,
+           infer::kNoOrigin, {1, i}, sides);
   }
   if (sides.size() != spatial || !AllDerive(at.analysis, sides)) return {};
   return sides;
