@@ -39,6 +39,12 @@ std::optional<RunRecord> RecordOf(const Json& j) {
   r.attribute = StringAt(j, "attribute").value_or("");
   r.versions = StringAt(j, "versions").value_or("");
   if (auto it = j.find("node_fails"); it != j.end() && it->is_boolean()) r.node_fails = *it;
+  if (const auto verdict = StringAt(j, "verdict")) {
+    if (*verdict != "agree" && *verdict != "disagree") return std::nullopt;
+    r.agree = *verdict == "agree";
+  } else if (j.contains("verdict")) {
+    return std::nullopt;
+  }
   auto binding = j.find("binding");
   auto inputs = j.find("inputs");
   if (binding == j.end() || !binding->is_object() || inputs == j.end() || !inputs->is_object()) {
@@ -82,6 +88,20 @@ int ApplyRunRecords(const std::vector<RunRecord>& records, std::vector<Finding>&
   for (Finding& f : findings) {
     for (const RunRecord& r : records) {
       if (r.rule != f.rule || r.node != f.node.label || r.attribute != f.attribute) continue;
+      if (r.agree) {
+        // Runs refute only a hypothesis: a contradiction the graph shows stays what it is.
+        if (f.evidence != Evidence::kHypothesis) break;
+        f.evidence = Evidence::kDesign;
+        ApplySeverityPolicy(f);  // a note
+        f.notes.push_back(
+            {absl::StrCat("a run settled it: ", r.detail,
+                          r.versions.empty() ? "" : absl::StrCat(" (", r.versions, ")"),
+                          "; recorded in the model's metadata '", std::string(kRunsKey),
+                          "' by onnx_shapelint.torch.export"),
+             std::nullopt});
+        ++settled;
+        break;
+      }
       Counterexample c;
       c.binding = r.binding;
       c.inputs = r.inputs;

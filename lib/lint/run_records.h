@@ -26,7 +26,11 @@ struct RunRecord {
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
   std::string detail;       // "ONNX Runtime returns (2, 3, 64, 64), PyTorch (2, 3, 66, 66)"
   bool node_fails = false;  // ONNX Runtime failed, rather than returned other values
-  std::string versions;     // "torch 2.15.0, onnxruntime 1.31.1"
+  // The runs refuted the finding's hypothesis rather than confirmed it: both sides agree where
+  // a baked literal would differ, or PyTorch refuses the sizes the limit refuses ("verdict":
+  // "agree"; "disagree" or none for a run that made the finding an error).
+  bool agree = false;
+  std::string versions;  // "torch 2.15.0, onnxruntime 1.31.1"
 };
 
 // The records of `model`'s metadata; entries that do not read as records are left out (a
@@ -35,7 +39,9 @@ std::vector<RunRecord> ReadRunRecords(const ir::Model& model);
 
 // Each finding a record names becomes evidence `run`, with the record's run as its
 // counterexample and a note that says where it comes from; a fix that was unsafe only because
-// the finding was a hypothesis becomes safe. Returns how many findings a record settled.
+// the finding was a hypothesis becomes safe. A record whose runs agree makes a hypothesis
+// evidence `design` (a note: the module's own), and leaves any other evidence as it is. Returns
+// how many findings a record settled.
 int ApplyRunRecords(const std::vector<RunRecord>& records, std::vector<Finding>& findings);
 
 }  // namespace shapelint::lint

@@ -88,6 +88,50 @@ TEST_CASE("run records: a recorded run makes the warning an error with a safe fi
   CHECK(without->fixed.empty());
 }
 
+// Runs at W = 11, 12 and 20 as export() records them where both sides agree: the 5 is the
+// module's own (a fixed crop), not half the example's width.
+std::string Agreed(const std::string& node, const std::string& attribute,
+                   const std::string& verdict = "agree") {
+  return absl::StrCat(R"([{"rule": "SL007", "node": ")", node, R"(", "attribute": ")", attribute,
+                      R"(", "binding": {}, "inputs": {"x": [2, 4, 8, 11]}, "verdict": ")", verdict,
+                      R"(", "detail": "ONNX Runtime and PyTorch agree at W=11; W=12; )",
+                      R"(W=20: the literal is the module's own", "node_fails": false, )",
+                      R"("versions": "torch 2.15.0, onnxruntime 1.31.1"}])");
+}
+
+TEST_CASE("run records: runs that agree make the hypothesis a note, and nothing else", "[lint]") {
+  const std::vector<Finding> alone = LintOf(WithRuns("[]"));
+  REQUIRE(alone.size() == 1);
+  const std::string node = alone[0].node.label, attribute = alone[0].attribute;
+
+  const std::vector<Finding> settled = LintOf(WithRuns(Agreed(node, attribute)));
+  REQUIRE(settled.size() == 1);
+  CHECK(settled[0].severity == Severity::kNote);
+  CHECK(settled[0].evidence == Evidence::kDesign);
+  CHECK(settled[0].notes.back().message.find("agree at W=11; W=12; W=20") != std::string::npos);
+  // A verdict the records do not know is no record.
+  const std::vector<Finding> unknown = LintOf(WithRuns(Agreed(node, attribute, "maybe")));
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0].severity == Severity::kWarning);
+
+  // A contradiction the graph shows is evidence no run near the export size refutes.
+  Finding error;
+  error.rule = "SL007";
+  error.node.label = node;
+  error.attribute = attribute;
+  error.evidence = Evidence::kContradiction;
+  error.severity = Severity::kError;
+  RunRecord agreed;
+  agreed.rule = "SL007";
+  agreed.node = node;
+  agreed.attribute = attribute;
+  agreed.agree = true;
+  std::vector<Finding> findings{error};
+  CHECK(ApplyRunRecords({agreed}, findings) == 0);
+  CHECK(findings[0].severity == Severity::kError);
+  CHECK(findings[0].evidence == Evidence::kContradiction);
+}
+
 TEST_CASE("run records: a record that names nothing or does not read settles nothing", "[lint]") {
   const std::vector<Finding> alone = LintOf(WithRuns("[]"));
   REQUIRE(alone.size() == 1);

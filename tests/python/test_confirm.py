@@ -230,6 +230,7 @@ class LimitNoteTest(unittest.TestCase):
                                 ["m.onnx: node_view: note[%s] x\n" % note["rule"]])
         runner = LimitNoteRunner(ort, eager)
         confirm.confirm_findings(report, runner)
+        confirm.settle_hypotheses(report)
         return note, runner
 
     def test_a_multiple_pytorch_pads_to_is_a_break(self):
@@ -240,6 +241,42 @@ class LimitNoteTest(unittest.TestCase):
             self.assertEqual(note["severity"], "error", rule)
             self.assertEqual(note["confirmation"]["detail"], "ONNX Runtime fails at node "
                              "'node_view': bad Reshape; PyTorch returns (2, 3, 8)")
+
+    def test_a_limit_warned_of_that_breaks_where_pytorch_runs_is_an_error(self):
+        # mmdet's pre-NMS TopK: k = 64 taken where the map had 80 cells, warned of as a limit;
+        # at 49 cells ONNX Runtime fails while PyTorch keeps every candidate.
+        warning = dict(limit_note("SL010"), severity="warning")
+        settled, _ = self.settle(warning, outcome(error="k argument [64]", node="node_topk"),
+                                 outcome((2, 49, 5)))
+        self.assertEqual(settled["severity"], "error")
+        self.assertEqual(settled["confirmation"]["linted"]["severity"], "warning")
+        shared = dict(limit_note("SL010"), severity="warning")
+        settled, _ = self.settle(shared, outcome(error="k argument [64]", node="node_topk"),
+                                 outcome(error="RuntimeError: selected index k out of range"))
+        self.assertEqual((settled["severity"], settled["confirmation"]["verdict"]),
+                         ("warning", "not confirmed"))
+
+    def test_a_count_pytorch_refuses_below_too_is_the_modules_own(self):
+        # torch.topk(x, 3), exported with no line that writes the 3: a hypothesis (a min()
+        # evaluated at the example?) that PyTorch's refusal below 3 settles as design.
+        def count(**witness):
+            return dict(limit_note("SL010"), severity="warning", evidence="hypothesis",
+                        witness={"ranges": [dict(symbol="s27", value=8, **witness)]})
+        refused = outcome(error="RuntimeError: selected index k out of range")
+        settled, _ = self.settle(count(min=3, max=None), outcome(error="k", node="node_topk"),
+                                 refused)
+        self.assertEqual((settled["severity"], settled["confirmation"]["linted"]["severity"]),
+                         ("note", "warning"))
+        # A limit on sizes its counterexample leaves (the channels moved, the grid not) is
+        # not settled by it.
+        several = count(min=3, max=None)
+        several["witness"]["ranges"].append({"symbol": "s0", "value": 4, "min": 4, "max": 4})
+        settled, _ = self.settle(several, outcome(error="k", node="node_topk"), refused)
+        self.assertEqual(settled["severity"], "warning")
+        # Nor is a warning of other evidence: a declaration the exporter wrote.
+        declared = dict(count(min=3, max=None), evidence="wrong_declaration")
+        settled, _ = self.settle(declared, outcome(error="k", node="node_topk"), refused)
+        self.assertEqual(settled["severity"], "warning")
 
     def test_a_limit_pytorch_shares_stays_a_note(self):
         note, runner = self.settle(limit_note("SL010"),
@@ -257,6 +294,64 @@ class LimitNoteTest(unittest.TestCase):
             settled, runner = self.settle(note, outcome(error="bad"), outcome((2, 2, 5, 4)),
                                           model)
             self.assertEqual((settled["severity"], runner.asked), ("note", []))
+
+
+class TableRunner:
+    """Both sides at any sizes: PyTorch refuses other channels and resamples its table to any
+    grid; ONNX Runtime fails at `node` at any size it is asked (none is the export's)."""
+    ort_version, kinds, runs_anything = "test", {"x": None}, True
+    relaxed_session = eager = object()
+
+    def __init__(self, node="node_add"):
+        self.node, self.asked = node, []
+
+    def run(self, shapes, seed, as_declared=False):
+        self.asked.append(shapes["x"])
+        eager = (outcome(error="RuntimeError: channels") if shapes["x"][1] != 8 else
+                 outcome((2, shapes["x"][2] * shapes["x"][3], 8)))
+        return outcome(error="Attempting to broadcast", node=self.node), eager
+
+
+class LimitSizesTest(unittest.TestCase):
+    """A limit that fixes several sizes is run at each apart: a ViT's 4 x 4 position table,
+    which the module resamples to any other grid in a branch the trace did not take, fixes the
+    channels (PyTorch refuses others: its counterexample) and the grid (PyTorch takes others)."""
+
+    TABLE = CORPUS / "sealed" / "vit_pos_interp_tracing_guard.dynamo.onnx"
+    CENTRE = {"s77": 2, "s27": 8, "s0": 4}
+
+    def settle(self, runner):
+        report = confirm.Report.of_file(str(self.TABLE), export_dims="x=2x8x4x4")
+        [note] = report.findings
+        self.assertEqual((note["rule"], note["severity"], note["counterexample"]["binding"]),
+                         ("SL004", "note", {"s0": 4, "s27": 9, "s77": 2}))
+        confirm.confirm_findings(report, runner)
+        confirm.confirm_limits(report, runner, self.CENTRE)
+        return note
+
+    def test_the_grid_the_module_resamples_to_is_a_break(self):
+        runner = TableRunner()
+        note = self.settle(runner)
+        self.assertEqual(note["severity"], "error")
+        self.assertEqual(note["counterexample"]["inputs"], {"x": [2, 8, 5, 5]})
+        self.assertEqual(runner.asked, [[2, 9, 4, 4], [2, 8, 5, 5]])
+
+    def test_a_window_that_repeats_is_left_by_one_step(self):
+        # A limit to every other grid size (a view into 2 x 2 patches) is a window of one size
+        # repeating: the grid one past the export's leaves it, and is run as a fixed size is.
+        runner = TableRunner()
+        report = confirm.Report.of_file(str(self.TABLE), export_dims="x=2x8x4x4")
+        [note] = report.findings
+        for r in note["witness"]["ranges"]:
+            if r["symbol"] == "s0":
+                r.update(every=2, congruent_from=2)
+        confirm.confirm_findings(report, runner)
+        confirm.confirm_limits(report, runner, self.CENTRE)
+        self.assertEqual((note["severity"], runner.asked), ("error", [[2, 9, 4, 4], [2, 8, 5, 5]]))
+
+    def test_a_failure_at_another_node_is_not_the_limits(self):
+        runner = TableRunner(node="node_view")
+        self.assertEqual(self.settle(runner)["severity"], "note")
 
 
 class InputsTest(unittest.TestCase):
@@ -297,6 +392,23 @@ class ProbeSizesTest(unittest.TestCase):
         for binding, _ in found:
             self.assertTrue(6 <= binding["x_dynamic_axes_3"] <= 8, binding)
             self.assertTrue(6 <= binding["x_dynamic_axes_4"] <= 7, binding)
+
+    def test_a_window_that_repeats_bounds_no_probe(self):
+        # longlora's heads view the features into halves: SL010 works for every even width,
+        # written [8, 8] every 2. The probes move the width to other even sizes (the static
+        # probe rejects the odd ones), where a witness of one size would hold it at 8.
+        model = CORPUS / "cloaked" / "longlora_group_size_floordiv.ts.onnx"
+        centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 8, "x_dynamic_axes_3": 8}
+        halves = [{"witness": {"ranges": [{"symbol": "x_dynamic_axes_3", "value": 8, "min": 8,
+                                           "max": 8, "every": 2, "congruent_from": 2}]}}]
+        widths = {b["x_dynamic_axes_3"] for b, _ in confirm.probe_sizes(str(model), centre, {},
+                                                                        halves)}
+        self.assertGreater(len(widths), 1)
+        self.assertEqual({w % 2 for w in widths}, {0})
+        one = [{"witness": {"ranges": [dict(halves[0]["witness"]["ranges"][0], every=None,
+                                            congruent_from=None)]}}]
+        self.assertEqual({b["x_dynamic_axes_3"] for b, _ in confirm.probe_sizes(
+            str(model), centre, {}, one)}, {8})
 
     def test_recorded_ranges_bound_the_probes(self):
         # torch.export's record [6, 7] for the height: +1 gives 7x7; past it the height stays
@@ -466,6 +578,21 @@ class UNetRunner:
         return ort, eager
 
 
+class AgreeingRunner:
+    """Both sides agree at every size, but PyTorch refuses skip's rows `refuse`."""
+    ort_version = "test"
+    relaxed_session = eager = True
+
+    def __init__(self, refuse=None):
+        self.refuse = refuse
+
+    def run(self, shapes, seed):
+        (n, h), (_, rows) = shapes["low"], shapes["skip"]
+        if rows == self.refuse:
+            return outcome((n, rows)), outcome(error="RuntimeError: %d rows" % rows)
+        return outcome((n, rows)), outcome((n, rows))
+
+
 def probe_shapes(path, specs):
     """_core.probe for the UNet's inputs: low [n, h], skip [n, H]."""
     def at(spec):
@@ -528,13 +655,70 @@ class ConfirmWarningsTest(unittest.TestCase):
             self.assertEqual([s["skip"][1] for s in runner.shapes_run], runs)
             self.assertEqual(error["severity"], "warning" if growth == 2 else "error")
 
+    def literal(self, rule="SL007", evidence="hypothesis"):
+        return {"rule": rule, "severity": "warning", "evidence": evidence, "symbols": ["H"],
+                "counterexample": None}
+
+    def settled(self, finding, runner):
+        report = confirm.Report("m.onnx", [finding], ["m.onnx: main/Slice: warning[%s] x\n"
+                                                     % finding["rule"]])
+        with unittest.mock.patch.object(confirm._core, "probe", probe_shapes):
+            confirm.confirm_warnings(report, runner, self.CENTRE)
+        confirm.settle_hypotheses(report)
+        return finding
+
+    def test_a_literal_both_sides_agree_at_every_try_is_the_modules_own(self):
+        # A Slice end of 4 = H // 2 at H = 8 (a head of four features): ONNX Runtime and
+        # PyTorch agree at H = 9, 10 and at every size doubled.
+        for rule in ("SL001", "SL002", "SL005", "SL007", "SL008", "SL017"):
+            literal = self.settled(self.literal(rule), AgreeingRunner())
+            self.assertEqual(literal["severity"], "note", rule)
+            self.assertEqual(literal["confirmation"]["detail"], "ONNX Runtime and PyTorch agree "
+                             "at H=9; H=10; H=16, h=8, n=4: the literal is the module's own")
+
+    def test_the_doubled_sizes_settle_a_literal(self):
+        # PyTorch refuses H = 9 (a multiple the module needs): the doubled sizes still move the
+        # literal's size and agree. Refused there, or too large to run, they refute nothing.
+        literal = self.settled(self.literal(), AgreeingRunner(refuse=9))
+        self.assertEqual(literal["severity"], "note")
+        self.assertEqual(literal["confirmation"]["detail"], "ONNX Runtime and PyTorch agree "
+                         "at H=10; H=16, h=8, n=4: the literal is the module's own")
+        literal = self.settled(self.literal(), AgreeingRunner(refuse=16))
+        self.assertEqual(literal["severity"], "warning")
+        with unittest.mock.patch.object(confirm, "WARNING_SCALE_ELEMENTS", 10), \
+                unittest.mock.patch.object(confirm, "WARNING_SCALE_GROWTH", 2):
+            literal = self.settled(self.literal(), AgreeingRunner())
+        self.assertEqual(literal["severity"], "warning")
+
+    def test_a_count_pytorch_refuses_below_is_an_error_where_the_next_sizes_disagree(self):
+        # A Gather's index table: PyTorch refuses the counterexample below it too, but at the
+        # doubled sizes the two sides disagree. Refuting waits for every run.
+        def count():
+            return {"rule": "SL010", "severity": "warning", "evidence": "hypothesis",
+                    "symbols": ["H"], "witness": {"ranges": [{"symbol": "H", "value": 8}]},
+                    "counterexample": {"binding": {"H": 1}},
+                    "confirmation": {"verdict": "not confirmed", "eager": "IndexError: index 1"}}
+        self.assertEqual(self.settled(count(), UNetRunner())["severity"], "error")
+        self.assertEqual(self.settled(count(), AgreeingRunner())["severity"], "note")
+
+    def test_other_warnings_agreeing_everywhere_stay(self):
+        # A limit below the export size (SL010), an exporter's record (SL011, SL014) and a
+        # declaration (SL003) claim nothing runs near the export size would show.
+        for rule, evidence in (("SL010", "hypothesis"), ("SL011", "hypothesis"),
+                               ("SL014", "hypothesis"), ("SL003", "wrong_declaration")):
+            finding = self.settled(self.literal(rule, evidence), AgreeingRunner())
+            self.assertEqual(finding["severity"], "warning", rule)
+
     def test_scaled_binding(self):
         self.assertEqual(confirm.scaled_binding({"n": 2, "c": 3, "h": 7}, 2, {"c": 3}),
                          {"n": 4, "c": 3, "h": 14})
         fixed = confirm.fixed_sizes([
             {"severity": "note", "witness": {"ranges": [{"symbol": "c", "min": 3, "max": 3},
                                                         {"symbol": "t", "min": 1, "max": 64}]}},
-            {"severity": "error", "witness": {"ranges": [{"symbol": "h", "min": 8, "max": 8}]}}])
+            {"severity": "error", "witness": {"ranges": [{"symbol": "h", "min": 8, "max": 8}]}},
+            # Every even size (a view into halves): a window that repeats, no one size.
+            {"severity": "note", "witness": {"ranges": [{"symbol": "d", "min": 8, "max": 8,
+                                                         "every": 2, "congruent_from": 2}]}}])
         self.assertEqual(fixed, {"c": 3})
 
 

@@ -176,6 +176,40 @@ class ExportTest(unittest.TestCase):
             self.path("plain.onnx"), export_dims="x=2x10")], ["warning"])
 
     @unittest.skipUnless(HAS_ORT, "needs onnxruntime")
+    def test_a_literal_the_runs_refute_is_recorded_as_the_modules_own(self):
+        # The second of two heads of 4 features, x[..., 4:8] at width 8: its 4 equals 8 // 2,
+        # SL007's hypothesis. The two sides agree at widths 9, 10 and 16 (the head stays 4
+        # wide), which refutes it: a note, recorded so that the linter gives one too.
+        class SecondHead(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = torch.nn.Linear(4, 3)
+
+            def forward(self, x):
+                return self.head(x[..., 4:8])
+
+        path = self.path("head.onnx")
+        report = shapelint_torch.export(SecondHead(), (torch.randn(2, 8),), f=path,
+                                        dynamic_axes={"x": {1: "width"}}, dynamo=False)
+        sl007 = [f for f in report.findings if f["rule"] == "SL007"]
+        self.assertTrue(sl007)
+        for f in sl007:
+            self.assertEqual((f["severity"], f["confirmation"]["linted"]["severity"]),
+                             ("note", "warning"))
+            self.assertEqual(f["confirmation"]["detail"], "ONNX Runtime and PyTorch agree at "
+                             "width=9; width=10; width=16: the literal is the module's own")
+        linted = [f for f in onnx_shapelint.lint(path, export_dims="x=2x8")
+                  if f["rule"] == "SL007"]
+        self.assertEqual([(f["severity"], f["evidence"]) for f in linted],
+                         [("note", "design")] * len(sl007))
+        # Without the record the same file keeps the hypothesis.
+        plain = self.path("plain.onnx")
+        shapelint_torch.export(SecondHead(), (torch.randn(2, 8),), f=plain, record_runs=False,
+                               dynamic_axes={"x": {1: "width"}}, dynamo=False)
+        self.assertEqual({f["severity"] for f in onnx_shapelint.lint(plain, export_dims="x=2x8")
+                          if f["rule"] == "SL007"}, {"warning"})
+
+    @unittest.skipUnless(HAS_ORT, "needs onnxruntime")
     def test_a_unet_decoder_is_settled_at_the_doubled_export_sizes(self):
         # interpolate(low, size=(int(h) * 2, int(w) * 2)) + skip keeps 8 x 10 from the example.
         # Skip's rows moved alone, PyTorch refuses the sizes too (its map upsamples to 8): the

@@ -10,7 +10,8 @@ every axis dynamic), as export_torch2.py exports them:
   * the command line on the file export() wrote, told the example sizes (--export-dims) and the
     requested axes that came out static (--dynamic): its findings must be export()'s, without
     the ST findings of the export call, each with the linter's severity or, where a run made it
-    an error and export() recorded the run in the file, as an error.
+    an error (or refuted it: a note) and export() recorded the run in the file, as the run
+    settled it.
 The result goes to tests/corpus/torch2/export_api.json, which tests/python/test_export_api.py
 reads with ground_truth.json (whose labels come from export_torch2.py's own runs).
 
@@ -111,12 +112,12 @@ def cli_findings(linter, path, shapes, dynamic):
 
 def as_the_command_line_gives(report):
     """export()'s findings as the command line must give them on the file export() wrote:
-    the linter's, but an error where a run made a finding one, which export() recorded in the
-    file (run_records); the ST findings of the export call left out. Sorted (rule, node,
-    attribute, severity)."""
-    recorded = {(r["rule"], r["node"], r["attribute"])
-                for r in shapelint_torch.run_records(report, "")}
-    return sorted(_key(f) + ("error" if _key(f) in recorded else f["severity"],)
+    the linter's, but an error where a run made a finding one and a note where runs refuted
+    one, which export() recorded in the file (run_records); the ST findings of the export call
+    left out. Sorted (rule, node, attribute, severity)."""
+    recorded = {(r["rule"], r["node"], r["attribute"]): "error" if r["verdict"] == "disagree"
+                else "note" for r in shapelint_torch.run_records(report, "")}
+    return sorted(_key(f) + (recorded.get(_key(f), f["severity"]),)
                   for f in report.as_linted())
 
 

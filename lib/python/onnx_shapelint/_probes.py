@@ -50,6 +50,9 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
     for f in findings:
         for r in (f.get("witness") or {}).get("ranges") or []:
             low, high = limits.get(r["symbol"], (None, None))
+            if r.get("every"):  # a window that repeats (every even size) bounds nothing above
+                limits[r["symbol"]] = (_tighter(low, r.get("congruent_from"), max), high)
+                continue
             limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
     inputs = [[d for d in dims if d in centre] for dims in input_symbols(model).values()]
     together = [moved_binding(centre, step, limits, inputs) for step in PROBE_STEPS]

@@ -14,10 +14,10 @@ import sys
 from onnx_shapelint import _core, _runs
 from onnx_shapelint._probes import input_symbols, probe_sizes, spec as _spec
 from onnx_shapelint._report import Report
+from onnx_shapelint._verdict import (CONFIRMED, NOT_CONFIRMED, NOT_RUN, UNDEFINED,  # noqa: F401
+                                     compare_run, verdict)
 
 SEED = 20261201
-
-CONFIRMED, NOT_CONFIRMED, NOT_RUN = "confirmed", "not confirmed", "not run"
 
 
 class Runner:
@@ -88,106 +88,6 @@ def _as_array(value):
     return np.asarray(value.detach().cpu().numpy() if hasattr(value, "detach") else value)
 
 
-def _ort_failure(ort):
-    where = " at node '%s'" % ort.node if ort.node else ""
-    return "ONNX Runtime fails%s: %s" % (where, ort.error)
-
-
-def _static_outputs(counterexample):
-    return [tuple(o["actual"]) for o in counterexample.get("outputs") or []]
-
-
-def _declared_outputs(counterexample):
-    outputs = counterexample.get("outputs") or []
-    if any(o.get("expected") is None for o in outputs):
-        return None
-    return [tuple(o["expected"]) for o in outputs]
-
-
-def verdict(ort, eager, counterexample, runner, control=None):
-    """The confirmation of one counterexample: a dict with verdict, detail and what each side
-    returned. `control` is ONNX Runtime's Outcome at the export sizes, where it ran: a run
-    that fails there too, or fails outside the runtime, confirms nothing."""
-    out = {"onnxruntime": runner.ort_version, "inputs": counterexample["inputs"]}
-    if ort is not None:
-        out["ort"] = ort.error if ort.error else [list(s) for s in ort.shapes]
-    if eager is not None:
-        out["eager"] = eager.error if eager.error else [list(s) for s in eager.shapes]
-    text = _runs.shape_text
-    if ort is not None and ort.internal:
-        if eager is None or eager.error:
-            out.update(verdict=NOT_RUN, detail="the run failed outside ONNX Runtime (%s): "
-                       "no verdict on the model" % ort.error)
-            return out
-        ort = None  # PyTorch's shapes are still compared with the graph's, statically
-    if control is not None and control.error and ort is not None:
-        out.update(verdict=NOT_CONFIRMED,
-                   detail="ONNX Runtime fails at the export sizes too (%s): a failure there "
-                   "is not a size baked in (docs/severity.md)" % control.error)
-        return out
-    if eager is not None and eager.error:
-        out.update(verdict=NOT_CONFIRMED,
-                   detail="PyTorch fails too at these sizes (%s): the module does not take them"
-                   % eager.error)
-    elif ort is not None and ort.error:
-        tail = "; PyTorch returns %s" % text(eager.shapes) if eager is not None else ""
-        out.update(verdict=CONFIRMED, detail=_ort_failure(ort) + tail)
-    elif ort is not None and eager is not None:
-        run = compare_run(ort, eager)
-        if run["verdict"] == "agree":
-            out.update(verdict=NOT_CONFIRMED,
-                       detail="ONNX Runtime and PyTorch agree at these sizes")
-        elif run["verdict"] == "eager fails":
-            out.update(verdict=NOT_CONFIRMED, detail=run["detail"])
-        elif run["verdict"] == "not compared":
-            out.update(verdict=NOT_RUN, detail="ONNX Runtime returns %d outputs, PyTorch %d: "
-                       "not compared" % (len(ort.outputs), len(eager.outputs)))
-        elif run["detail"].startswith("ONNX Runtime returns"):  # the shapes differ
-            out.update(verdict=CONFIRMED, detail=run["detail"])
-        else:
-            out.update(verdict=CONFIRMED, detail="ONNX Runtime and PyTorch return %s; %s"
-                       % (text(ort.shapes), run["detail"]))
-    elif ort is not None:
-        declared = _declared_outputs(counterexample)
-        if declared is not None and ort.shapes != declared:
-            out.update(verdict=CONFIRMED, detail="ONNX Runtime returns %s, the model declares %s"
-                       % (text(ort.shapes), text(declared)))
-        else:
-            out.update(verdict=NOT_CONFIRMED,
-                       detail="ONNX Runtime runs and returns %s, as declared (values not "
-                       "checked without the PyTorch module)" % text(ort.shapes))
-    elif eager is not None:
-        out.update(_eager_only(eager, counterexample, runner))
-    else:
-        out.update(verdict=NOT_RUN, detail=_why_not_run(runner))
-    return out
-
-
-def _eager_only(eager, counterexample, runner):
-    """Without ONNX Runtime: PyTorch's shapes against the graph's, evaluated statically."""
-    why = ("onnxruntime is not installed" if runner.ort_version is None else
-           "the file declares these sizes static and onnx is not installed to relax it")
-    static = _static_outputs(counterexample)
-    node = counterexample.get("failing_node")
-    where = ("the graph fails at node '%s' (%s)" % (node["label"], counterexample["failure"])
-             if node else counterexample["failure"])  # ST001: the declaration refuses them
-    if not counterexample.get("node_fails"):
-        where = "the graph returns %s" % _runs.shape_text(static)
-    if counterexample.get("node_fails") or static != eager.shapes:
-        return {"verdict": CONFIRMED,
-                "detail": "PyTorch runs at these sizes and returns %s; %s (evaluated "
-                "statically: %s)" % (_runs.shape_text(eager.shapes), where, why)}
-    return {"verdict": NOT_CONFIRMED,
-            "detail": "PyTorch returns the shapes the graph computes, %s (values not compared: "
-            "%s)" % (_runs.shape_text(eager.shapes), why)}
-
-
-def _why_not_run(runner):
-    if runner.session_error:
-        return "ONNX Runtime cannot load the model: " + runner.session_error
-    return "onnxruntime is not installed (pip install onnxruntime)"
-
-
 def control_run(runner, shapes):
     """ONNX Runtime's Outcome at the export sizes `shapes` ({input: dims}), on the graph as
     linted, or None where it cannot run or the sizes are not known."""
@@ -205,6 +105,15 @@ def control_run(runner, shapes):
 # inputs breaking without meaning anything (PyTorch's attention takes keys longer than the
 # values; a mask shorter than past and new tokens).
 LIMIT_NOTES = ("SL004", "SL009", "SL010")
+# The evidence of a finding that only a run can settle (docs/severity.md).
+HYPOTHESIS = "hypothesis"
+# The rules whose hypothesis is that a literal holds a size of the example: a pool window
+# (SL001), a Reshape target (SL002), a folded tensor (SL005), a Slice end or any other operand
+# (SL007), a scale (SL008), an offset (SL017). A bake differs from the module once that size
+# moves, which runs test. Other hypotheses are not settled by runs near the export size: a limit
+# below it (LIMIT_NOTES, run at its counterexample), or the exporter's record of a branch or a
+# specialization (SL011, SL014).
+EXAMPLE_LITERALS = ("SL001", "SL002", "SL005", "SL007", "SL008", "SL017")
 
 
 def _of_one_input(finding, inputs):
@@ -217,10 +126,11 @@ def confirm_findings(report, runner, control=None):
     """Runs each error's counterexample and attaches the verdict as finding["confirmation"].
     With the module at hand, the verdict also settles the severity of the linter's findings:
     an error whose counterexample does not break (PyTorch refuses the sizes too, or both sides
-    agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note that
-    states the sizes the model works at (LIMIT_NOTES) whose counterexample PyTorch runs while
-    ONNX Runtime does not agree becomes an error (a branch of the module the trace did not take:
-    padding to the multiple a view needs, resampling the table a weight fixes). `control`, the
+    agree) becomes a warning, which confirm_warnings then runs at the next sizes; a note or a
+    warning that states the sizes the model works at (LIMIT_NOTES) whose counterexample PyTorch
+    runs while ONNX Runtime does not agree becomes an error (a branch of the module the trace
+    did not take: padding to the multiple a view needs, resampling the table a weight fixes).
+    A warning's verdict stays with it for settle_hypotheses. `control`, the
     input shapes at the export sizes ({input: dims}), is run first: where ONNX Runtime fails
     there too, its failures confirm nothing."""
     done, broken = {}, set()
@@ -251,13 +161,53 @@ def confirm_findings(report, runner, control=None):
             broken.add(key[1])
         if finding["rule"].startswith("ST") or runner.eager is None:
             finding["confirmation"] = result
-        elif finding["severity"] == "note":
+        elif finding["severity"] != "error":
+            # A limit stated as a note or a warning, which ONNX Runtime breaks at where PyTorch
+            # runs: the run is the evidence the severity policy asks of an error.
             if result["verdict"] == CONFIRMED and key[1] not in broken:
                 report.promote(finding, counterexample, result)
+            elif finding["severity"] == "warning":
+                finding["confirmation"] = result
         elif result["verdict"] == NOT_CONFIRMED:
             report.demote(finding, result)
         else:
             finding["confirmation"] = result
+
+
+def confirm_limits(report, runner, centre):
+    """Runs each size a limit (LIMIT_NOTES) fixes, one at a time. A limit may fix several (a
+    position table fixes the channels and the token grid) and its counterexample moves one,
+    which PyTorch may refuse (the channels) where it takes another (the grid, resampling the
+    table in a branch the trace did not take). Each size the counterexample left is moved by
+    one, the others at the export sizes `centre` ({symbol: size}); where ONNX Runtime fails at
+    the limit's own node and PyTorch runs, the limit becomes an error."""
+    if runner.relaxed_session is None or runner.eager is None:
+        return
+    inputs = input_symbols(report.path)
+    for finding in list(report.findings):
+        node = (finding.get("node") or {}).get("name")
+        if (finding["severity"] == "error" or finding["rule"] not in LIMIT_NOTES or not node
+                or not _of_one_input(finding, inputs)):
+            continue
+        moved = {s for s, v in ((finding.get("counterexample") or {}).get("binding") or {})
+                 .items() if centre.get(s) != v}
+        # A window of one size, repeating or not (every multiple of 4): a step of one leaves it.
+        fixed = [r["symbol"] for r in (finding.get("witness") or {}).get("ranges") or []
+                 if r.get("min") is not None and r["min"] == r.get("max")
+                 and r["symbol"] in centre and r["symbol"] not in moved]
+        for symbol in fixed:
+            binding = dict(centre, **{symbol: centre[symbol] + 1})
+            try:
+                shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
+            except ValueError:  # a symbol the file does not declare
+                continue
+            ort, eager = runner.run(shapes, SEED + 3)
+            if eager.error or not ort.error or ort.internal or ort.node != node:
+                continue
+            promote(report, finding, dict(binding=binding, inputs=shapes,
+                                          **compare_run(ort, eager)),
+                    "%s=%d" % (symbol, binding[symbol]))
+            break
 
 
 # The sizes past the export size a warning runs at: a size halved with floor division gives
@@ -277,11 +227,12 @@ def confirm_warnings(report, runner, centre):
     on both sides, then at every export size doubled. A warning is a literal equal to an
     example size where no shape contradicts it, or an error whose counterexample PyTorch
     refused; where the runs disagree, they are the counterexample the analysis could not build,
-    and the warning becomes an error. Moving one size breaks what the module's inputs must
-    keep among themselves (a skip connection twice the size of the map upsampled to meet it, a
-    square grid), and PyTorch refuses those sizes; the doubled sizes keep every such ratio, sum
-    and equality, and every divisibility the example had. A size that a weight or a table of
-    the model fixes (a note's witness) stays."""
+    and the warning becomes an error; where they agree at every try, settle_hypotheses may
+    refute it. Moving one size breaks what the module's
+    inputs must keep among themselves (a skip connection twice the size of the map upsampled to
+    meet it, a square grid), and PyTorch refuses those sizes; the doubled sizes keep every such
+    ratio, sum and equality, and every divisibility the example had. A size that a weight or a
+    table of the model fixes (a note's witness) stays."""
     if runner.relaxed_session is None or runner.eager is None:
         return
     scaled = scaled_binding(centre, WARNING_SCALE, fixed_sizes(report.findings))
@@ -297,6 +248,7 @@ def confirm_warnings(report, runner, centre):
                 doubled = affordable(report.path, centre, scaled)
             if doubled:
                 tries.append((scaled, sorted(s for s in scaled if scaled[s] != centre[s])))
+        agreed = []
         for binding, moved in tries:
             try:
                 shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
@@ -312,6 +264,42 @@ def confirm_warnings(report, runner, centre):
             finding.setdefault("confirmation", {"verdict": NOT_CONFIRMED, "onnxruntime":
                                                 runner.ort_version, "inputs": shapes,
                                                 "detail": "at %s: %s" % (sizes, row["detail"])})
+            if row["verdict"] == "agree":
+                agreed.append(sizes)
+                if binding is scaled:  # for settle_hypotheses: the doubled sizes agree
+                    finding["confirmation"]["agreed"] = agreed
+
+
+def _moves_all(finding):
+    """Whether the counterexample of `finding` moves every size its witness holds: a run there
+    tests all the finding claims, not one of several sizes it fixes."""
+    ranges = (finding.get("witness") or {}).get("ranges") or []
+    binding = finding["counterexample"].get("binding") or {}
+    return bool(ranges) and all(binding.get(r["symbol"], r["value"]) != r["value"]
+                                for r in ranges)
+
+
+def settle_hypotheses(report):
+    """Makes each hypothesis the runs refuted a note (the module's own), once every run had its
+    say (a probe that disagrees over its sizes makes it an error instead):
+    - a literal equal to an example size (EXAMPLE_LITERALS) where both sides agree at the
+      doubled sizes of confirm_warnings, and no try disagrees: a baked literal differs once its
+      size moves, and doubling moves every floor, ceiling, root or offset of a size (a floor of
+      n / k at least 1 at least doubles), while keeping every ratio and divisibility the module
+      needs;
+    - a limit on a count no recorded line writes (a TopK k that might be a min() the exporter
+      evaluated at the example) whose counterexample, moving every size it names, PyTorch
+      refuses too: below the count, the module fails as the graph does."""
+    for finding in list(report.findings):
+        c = finding.get("confirmation") or {}
+        if finding["severity"] != "warning" or finding.get("evidence") != HYPOTHESIS:
+            continue
+        if finding["rule"] in EXAMPLE_LITERALS and c.get("agreed"):
+            report.refute(finding, dict(c, detail="ONNX Runtime and PyTorch agree at %s: the "
+                                        "literal is the module's own" % "; ".join(c["agreed"])))
+        elif (finding["rule"] in LIMIT_NOTES and isinstance(c.get("eager"), str)
+              and finding.get("counterexample") and _moves_all(finding)):
+            report.refute(finding, c)
 
 
 def affordable(path, centre, scaled):
@@ -330,6 +318,12 @@ def affordable(path, centre, scaled):
     return size <= WARNING_SCALE_ELEMENTS or size <= WARNING_SCALE_GROWTH * elements(at_export)
 
 
+def _one_size(r):
+    """Whether the witness range `r` holds its symbol at one size (sizes a broadcast also takes
+    aside): [8, 8] that repeats every 2 is every even size, no fixed one."""
+    return r.get("min") is not None and r["min"] == r.get("max") and not r.get("every")
+
+
 def fixed_sizes(findings):
     """{symbol: size} for the sizes the model's own design fixes: a note whose witness holds
     the symbol at one size (a weight's features, a table's length)."""
@@ -338,7 +332,7 @@ def fixed_sizes(findings):
         if f["severity"] != "note":
             continue
         for r in (f.get("witness") or {}).get("ranges") or []:
-            if r.get("min") is not None and r.get("min") == r.get("max"):
+            if _one_size(r):
                 fixed.setdefault(r["symbol"], r["min"])
     return fixed
 
@@ -378,31 +372,6 @@ def settle_requests(report):
             continue
         report.settle(finding, "note", reason + ": the module takes only the size the file "
                       "declares", "drop the axis from dynamic_shapes / dynamic_axes")
-
-
-# PyTorch's NaN where ONNX Runtime has a number (a mean over no frames: NaN in PyTorch, 0 in
-# ONNX Runtime) is no result of the module's to hold the graph to.
-UNDEFINED = ("PyTorch returns NaN where ONNX Runtime returns a number: the module's arithmetic "
-             "is undefined at these sizes (a mean over nothing)")
-
-
-def compare_run(ort, eager):
-    """{verdict, detail} of one run on both sides: agree, disagree, eager fails, not
-    compared."""
-    if eager.error:
-        return {"verdict": "eager fails", "detail": eager.error}
-    if ort.error:
-        return {"verdict": "disagree", "detail": _ort_failure(ort)}
-    if len(ort.outputs) != len(eager.outputs):
-        return {"verdict": "not compared",
-                "detail": "%d outputs against %d" % (len(ort.outputs), len(eager.outputs))}
-    same, how = _runs.compare(eager.outputs, ort.outputs)
-    if not same and _runs.undefined_in(eager.outputs, ort.outputs):
-        return {"verdict": "eager fails", "detail": UNDEFINED}
-    if how == "shapes differ":
-        how = "ONNX Runtime returns %s, PyTorch %s" % (_runs.shape_text(ort.shapes),
-                                                      _runs.shape_text(eager.shapes))
-    return {"verdict": "agree" if same else "disagree", "detail": how}
 
 
 def dynamic_check(report, model, runner, centre, ranges):
@@ -476,7 +445,9 @@ def confirm(model, dims=None, *, eager=None, kinds=None, select=None, ignore=Non
     centre = centre_of(inputs, dims, report)
     with Runner(path, kinds, eager) as runner:
         confirm_findings(report, runner, export_shapes(inputs, centre))
+        confirm_limits(report, runner, centre)
         report.probes = dynamic_check(report, path, runner, centre, ranges_of(inputs))
+        settle_hypotheses(report)
         report.runs = runner.runs
     return report
 

@@ -425,22 +425,31 @@ RUNS_KEY = "onnx_shapelint.runs"
 
 
 def run_records(report, versions):
-    """The runs that made a warning or note of the linter an error (both sides disagreed), as
-    the records the linter reads: rule, node, attribute, binding, inputs, detail."""
+    """The runs that settled a warning or note of the linter, as the records the linter reads:
+    rule, node, attribute, binding, inputs, detail, and verdict: "disagree" where they made it an
+    error, "agree" where they refuted its hypothesis (a note: the module's own)."""
     records = []
     for f in report.findings:
         c = f.get("confirmation") or {}
         linted = c.get("linted")
-        example = f.get("counterexample") or {}
-        if (f["rule"].startswith("ST") or not linted or f["severity"] != "error"
-                or linted["severity"] == "error" or not f.get("node") or not example):
+        if f["rule"].startswith("ST") or not linted or not f.get("node"):
+            continue
+        if f["severity"] == "error" and linted["severity"] != "error":
+            example, verdict = f.get("counterexample") or {}, "disagree"
+            if not example:
+                continue
+        elif f["severity"] == "note" and linted["severity"] == "warning":
+            example, verdict = {"binding": (f.get("counterexample") or {}).get("binding"),
+                                "inputs": c.get("inputs")}, "agree"
+        else:
             continue
         records.append({"rule": f["rule"], "node": f["node"]["label"],
                         "attribute": f.get("attribute") or "",
                         "binding": dict(example.get("binding") or {}),
                         "inputs": {n: list(d) for n, d in (example.get("inputs") or {}).items()},
                         "detail": c.get("detail") or example.get("failure") or "",
-                        "node_fails": bool(example.get("node_fails")), "versions": versions})
+                        "node_fails": bool(example.get("node_fails")), "verdict": verdict,
+                        "versions": versions})
     return records
 
 
@@ -534,9 +543,11 @@ def export(model, args, kwargs=None, *, dynamic_shapes=None, dynamic_axes=None, 
                 for d, size in zip(declared[name]["dims"] or [], shape):
                     if isinstance(d, str):
                         centre.setdefault(d, size)
+            _confirm.confirm_limits(report, runner, centre)
             _confirm.confirm_warnings(report, runner, centre)
             report.probes = _confirm.dynamic_check(report, target, runner, centre,
                                                    _confirm.ranges_of(inputs))
+            _confirm.settle_hypotheses(report)
             _settle_narrowed(report, runner, narrowed, shapes)
             report.runs = runner.runs
     _confirm.settle_requests(report)
