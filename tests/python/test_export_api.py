@@ -96,7 +96,8 @@ class ExportApiTest(unittest.TestCase):
 
 # The corpora of modules never used to tune the linter, each recorded by
 # `check_export_api.py --family NAME` into tests/corpus/NAME/export_api.json.
-HELD_OUT = ("unseen", "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded", "obscured")
+HELD_OUT = ("unseen", "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded", "obscured",
+            "masked")
 
 # Healthy by their labels, but the dynamic check found sizes where ONNX Runtime and eager
 # PyTorch disagree, each checked by hand on both sides: the labels ran no such size.
@@ -110,11 +111,46 @@ LABELS_MISSED = {
 
 # The shape-visible dynamo breaks export() gives no error. min_side_pad_branch reflect-pads maps
 # whose shorter side is below 16, taken at 8 x 10: the graph differs only where both sides are
-# 16 or more, and every probe keeps the shorter side below 16. vit_pos_interp_tracing_guard
-# returns its 4 x 4 table as is when tracing: the weight note's counterexample moves the
-# channels, which PyTorch refuses too, and every probe keeps the 4 x 4 grid the table fixes.
-DYNAMO_MISSED = ["fresh/min_side_pad_branch.dynamo.onnx",
-                 "sealed/vit_pos_interp_tracing_guard.dynamo.onnx"]
+# 16 or more, and every probe keeps the shorter side below 16.
+DYNAMO_MISSED = ["fresh/min_side_pad_branch.dynamo.onnx"]
+
+
+# The healthy exports export() leaves a warning on, each checked by hand against the severity
+# policy (docs/severity.md): warnings no run near the export size settles.
+HEALTHY_WARNED = {
+    # TorchScript declares every output axis dynamic_axes does not name as the example's number,
+    # where the graph follows the inputs: the declaration holds the example size (SL003).
+    "unseen/chunk_mean_unflatten.ts.onnx", "unseen/einsum_heads_unflatten.ts.onnx",
+    "fresh/assert_multiple_unflatten.ts.onnx", "blind/unflatten_chunks.ts.onnx",
+    # torch.export's record of a size nothing in the graph uses (SL011), or of a range a branch
+    # guarded that the graph does not enforce (SL014): true of the export whatever runs show.
+    "fresh/detr_sine_new_ones.dynamo.onnx", "blind/fixed_levels_pool.dynamo.onnx",
+    "sealed/whisper_pad_or_trim.dynamo.onnx",
+    # Errors whose counterexample PyTorch refuses too: the source shares the limit.
+    "sealed/alibi_bias_arange.ts.onnx", "sealed/shape_tuple_concat_view.ts.onnx",
+    "sealed/ssd_priors_buffer.ts.onnx",
+    # SwAV's Sinkhorn divides by int() sizes whose factors cancel: torch.export's record of a
+    # specialized size nothing in the graph uses (SL011).
+    "masked/swav_sinkhorn_python_k_and_b.dynamo.onnx",
+}
+
+
+# The shape-visible breaks export() reports with neither an error nor a warning (the issue asks
+# for one of the two on every such break): where no probe near the export size goes.
+VISIBLE_SILENT = {
+    # A threshold far from the example: maps taller than 32 rows resized (exported at 8), a
+    # branch taken below 12 rows, a pad only where both sides are below 16 (8 x 10), a pooling
+    # stride of round(T / 16) that changes from T = 24 (12), a Python loop over range(0, T, 4)
+    # that grows a fourth chunk from T = 13 (10).
+    "unseen/downscale_large_branch.ts.onnx", "unseen/upscale_small_branch.ts.onnx",
+    "fresh/min_side_pad_branch.dynamo.onnx", "fresh/min_side_pad_branch.ts.onnx",
+    "masked/md_coarse_grain_round_stride.ts.onnx", "cloaked/chunked_prefill_range_loop.ts.onnx",
+    # A relation among inputs the probes keep: query and key heads (int(Hq) // int(Hkv)), a
+    # pattern against the length it tiles, a skip against the map cropped or resized to it.
+    "fresh/gqa_repeat_int.ts.onnx", "blind/tile_math_ceil.ts.onnx",
+    "blind/unet_negpad_crop_int.ts.onnx", "sealed/crop_to_common_zip_min.ts.onnx",
+    "veiled/unet_skip_shape_mismatch_branch.ts.onnx",
+}
 
 
 def visible(label):
@@ -159,18 +195,29 @@ class HeldOutExportApiTest(unittest.TestCase):
         for name in LABELS_MISSED:
             self.assertIn("ST003:error", self.judged[name]["findings"], name)
 
+    def test_healthy_warnings_are_those_runs_do_not_settle(self):
+        # A literal equal to an example size is refuted where both sides agree at the doubled
+        # sizes, and a count PyTorch refuses below too is the module's own: no healthy export
+        # keeps such a hypothesis.
+        warned = {n for n, r in self.judged.items() if not self.labels[n]["breaks"]
+                  and any(f.endswith(":warning") for f in r["findings"])
+                  and not any(f.endswith(":error") for f in r["findings"])}
+        self.assertEqual(warned, HEALTHY_WARNED)
+
     def test_nine_in_ten_dynamo_breaks_get_an_error(self):
-        # The issue's mark, on the shape-visible breaks of the dynamo exports: 64 of 66.
+        # The issue's mark, on the shape-visible breaks of the dynamo exports: 69 of 70.
         breaks = [n for n, r in self.judged.items() if n.endswith(".dynamo.onnx")
                   and self.labels[n]["breaks"] and visible(self.labels[n])]
         missed = [n for n in breaks if not any(f.endswith(":error")
                                                for f in self.judged[n]["findings"])]
-        self.assertEqual(len(breaks), 66)
+        self.assertEqual(len(breaks), 70)
         self.assertEqual(sorted(missed), DYNAMO_MISSED)
 
-
-if __name__ == "__main__":
-    unittest.main()
+    def test_shape_visible_breaks_with_neither_error_nor_warning(self):
+        silent = {n for n, r in self.judged.items()
+                  if self.labels[n]["breaks"] and visible(self.labels[n])
+                  and not any(f.endswith((":error", ":warning")) for f in r["findings"])}
+        self.assertEqual(silent, VISIBLE_SILENT)
 
 
 class SizeStepsNetworksTest(unittest.TestCase):
@@ -201,3 +248,7 @@ class SizeStepsNetworksTest(unittest.TestCase):
         for name, entry in self.models.items():
             for key in ("with", "without"):
                 self.assertLessEqual(len(entry[key]["probes"]), 16, (name, key))
+
+
+if __name__ == "__main__":
+    unittest.main()
