@@ -227,12 +227,12 @@ def confirm_warnings(report, runner, centre):
     on both sides, then at every export size doubled. A warning is a literal equal to an
     example size where no shape contradicts it, or an error whose counterexample PyTorch
     refused; where the runs disagree, they are the counterexample the analysis could not build,
-    and the warning becomes an error; where they agree at every try, settle_hypotheses may
-    refute it. Moving one size breaks what the module's
-    inputs must keep among themselves (a skip connection twice the size of the map upsampled to
-    meet it, a square grid), and PyTorch refuses those sizes; the doubled sizes keep every such
-    ratio, sum and equality, and every divisibility the example had. A size that a weight or a
-    table of the model fixes (a note's witness) stays."""
+    and the warning becomes an error; where they agree at the doubled sizes, settle_hypotheses
+    may refute it. Moving one size breaks what the module's inputs must keep among themselves
+    (a skip connection twice the size of the map upsampled to meet it, a square grid), and
+    PyTorch refuses those sizes; the doubled sizes keep every such ratio, sum and equality, and
+    every divisibility the example had. A size that a weight or a table of the model fixes (a
+    note's witness of one size) stays."""
     if runner.relaxed_session is None or runner.eager is None:
         return
     scaled = scaled_binding(centre, WARNING_SCALE, fixed_sizes(report.findings))
