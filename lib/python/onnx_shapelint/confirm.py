@@ -193,13 +193,11 @@ def confirm_limits(report, runner, centre):
                  .items() if centre.get(s) != v}
         # A window of one size, repeating or not (every multiple of 4): a step of one leaves it.
         fixed = [r["symbol"] for r in (finding.get("witness") or {}).get("ranges") or []
-                 if r.get("min") is not None and r["min"] == r.get("max")
-                 and r["symbol"] in centre and r["symbol"] not in moved]
+                 if _window_of_one(r) and r["symbol"] in centre and r["symbol"] not in moved]
         for symbol in fixed:
             binding = dict(centre, **{symbol: centre[symbol] + 1})
-            try:
-                shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
-            except ValueError:  # a symbol the file does not declare
+            shapes = _shapes_at(report.path, binding)
+            if shapes is None:
                 continue
             ort, eager = runner.run(shapes, SEED + 3)
             if eager.error or not ort.error or ort.internal or ort.node != node:
@@ -250,9 +248,8 @@ def confirm_warnings(report, runner, centre):
                 tries.append((scaled, sorted(s for s in scaled if scaled[s] != centre[s])))
         agreed = []
         for binding, moved in tries:
-            try:
-                shapes = _core.probe(report.path, [_spec(binding)])[0]["at"]["inputs"]
-            except ValueError:  # a symbol the file does not declare (an axis linted as dynamic)
+            shapes = _shapes_at(report.path, binding)
+            if shapes is None:
                 break
             row = dict(binding=binding, inputs=shapes, **compare_run(*runner.run(shapes,
                                                                                  SEED + 2)))
@@ -318,10 +315,25 @@ def affordable(path, centre, scaled):
     return size <= WARNING_SCALE_ELEMENTS or size <= WARNING_SCALE_GROWTH * elements(at_export)
 
 
+def _window_of_one(r):
+    """Whether the witness range `r` is a window of one size (sizes a broadcast also takes
+    aside), repeating or not."""
+    return r.get("min") is not None and r["min"] == r.get("max")
+
+
 def _one_size(r):
-    """Whether the witness range `r` holds its symbol at one size (sizes a broadcast also takes
-    aside): [8, 8] that repeats every 2 is every even size, no fixed one."""
-    return r.get("min") is not None and r["min"] == r.get("max") and not r.get("every")
+    """Whether the witness range `r` holds its symbol at one size: [8, 8] that repeats every 2
+    is every even size, no fixed one."""
+    return _window_of_one(r) and not r.get("every")
+
+
+def _shapes_at(path, binding):
+    """The input shapes of the model at `path` at the sizes `binding`, or None where the file
+    does not declare one of its symbols (an axis linted as dynamic)."""
+    try:
+        return _core.probe(path, [_spec(binding)])[0]["at"]["inputs"]
+    except ValueError:
+        return None
 
 
 def fixed_sizes(findings):
