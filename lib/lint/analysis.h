@@ -149,7 +149,11 @@ class Analysis {
   void SetExample(sym::Binding example) {
     example_ = std::move(example);
     solution_.Prefer(example_);
-    if (hinted_) hinted_->solution.Prefer(example_);
+    evaluator_.SetExample(example_);
+    if (hinted_) {
+      hinted_->solution.Prefer(example_);
+      hinted_->evaluator.SetExample(example_);
+    }
   }
   // Whether the rules are to give their findings fix-its (LintOptions::fix_its).
   bool fixes_wanted() const { return fixes_wanted_; }

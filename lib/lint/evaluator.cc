@@ -124,6 +124,7 @@ Counterexample GraphEvaluator::Evaluate(const sym::Binding& binding) const {
     c.failure = DescribeFailure(r, failure->lhs, failure->rhs);
     c.node_fails = r.kind != RequirementKind::kDeclaredShape;
     c.hint_only = IsHint(r);
+    c.input_contract = c.node_fails && IsUnitRelation(r);
   }
   // Past a node that cannot run there are no outputs to show.
   if (!c.node_fails) c.outputs = OutputShapes(binding);
@@ -152,6 +153,81 @@ std::vector<std::string> GraphEvaluator::InAxisOrder(
     if (std::find(ordered.begin(), ordered.end(), s) == ordered.end()) ordered.push_back(s);
   }
   return ordered;
+}
+
+void GraphEvaluator::SetExample(const sym::Binding& example) {
+  example_ = example;
+  peers_.clear();
+  absl::flat_hash_map<std::string, int64_t> rank;
+  for (const infer::InputDim& d : inference_.input_dims) {
+    rank[d.input] = std::max(rank[d.input], d.axis + 1);
+  }
+  struct Place {
+    std::string_view input;
+    int64_t front, back;
+  };
+  absl::flat_hash_map<std::string, std::vector<Place>> places;  // of the symbols given
+  absl::flat_hash_map<int64_t, std::vector<std::string>> by_size;
+  for (const infer::InputDim& d : inference_.input_dims) {
+    const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
+    const std::optional<int64_t> size = name ? example_.Get(*name) : std::nullopt;
+    if (!size) continue;
+    std::vector<Place>& at = places[std::string(*name)];
+    if (at.empty()) by_size[*size].emplace_back(*name);
+    at.push_back({d.input, d.axis, rank[d.input] - d.axis});
+  }
+  for (const auto& [size, symbols] : by_size) {
+    // A size that many inputs hold says nothing of which of them share a role, and pairing
+    // them all would cost the square of their count.
+    if (symbols.size() > kMaxSharedSize) continue;
+    for (const std::string& s : symbols) {
+      for (const std::string& t : symbols) {
+        if (s == t) continue;
+        bool apart = true, aligned = false;
+        for (const Place& p : places[s]) {
+          for (const Place& q : places[t]) {
+            apart = apart && p.input != q.input;
+            aligned = aligned || p.front == q.front || p.back == q.back;
+          }
+        }
+        if (apart && aligned) peers_[s].push_back(t);
+      }
+    }
+  }
+  for (auto& [s, peers] : peers_) std::sort(peers.begin(), peers.end());
+}
+
+std::vector<std::string> GraphEvaluator::PeersOf(const std::string& symbol,
+                                                 const sym::Binding& base) const {
+  const std::optional<int64_t> size = base.Get(symbol);
+  auto it = peers_.find(symbol);
+  if (!size || it == peers_.end() || example_.Get(symbol) != size) return {};
+  std::vector<std::string> peers;
+  for (const std::string& other : it->second) {
+    if (base.Get(other) == size) peers.push_back(other);
+  }
+  return peers;
+}
+
+std::vector<sym::Binding> GraphEvaluator::Moved(const sym::Binding& base, const std::string& symbol,
+                                                int64_t size,
+                                                const std::vector<std::string>& among) const {
+  std::vector<sym::Binding> moved;
+  sym::Binding alone = base;
+  alone.Set(symbol, size);
+  std::vector<std::string> peers = PeersOf(symbol, base);
+  std::erase_if(peers, [&](const std::string& p) {
+    return std::find(among.begin(), among.end(), p) == among.end();
+  });
+  if (!peers.empty() && std::all_of(peers.begin(), peers.end(), [&](const std::string& p) {
+        return WithinBounds(recorded_, p, size);
+      })) {
+    sym::Binding together = alone;
+    for (const std::string& p : peers) together.Set(p, size);
+    moved.push_back(std::move(together));
+  }
+  moved.push_back(std::move(alone));
+  return moved;
 }
 
 namespace {
@@ -209,10 +285,10 @@ std::optional<sym::Binding> GraphEvaluator::MoveSymbols(const std::vector<std::s
       for (const auto& s : ordered) {
         const std::optional<int64_t> v = candidate(s, attempt);
         if (!v) continue;
-        sym::Binding b = witness;
-        b.Set(s, *v);
-        if (itself && HoldsUnder(*own, b) != false) continue;
-        if (FirstFailure(b)) return b;
+        for (const sym::Binding& b : Moved(witness, s, *v, symbols)) {
+          if (itself && HoldsUnder(*own, b) != false) continue;
+          if (FirstFailure(b)) return b;
+        }
       }
     }
     if (!itself) break;
@@ -275,21 +351,23 @@ std::optional<Counterexample> GraphEvaluator::FailureNearExample(
                        bool exact_probe) -> std::optional<Counterexample> {
     const auto d = example.Get(symbol);
     if (!d || v < 1 || v == *d || !WithinBounds(recorded_, symbol, v)) return std::nullopt;
-    sym::Binding b = base;
-    b.Set(symbol, v);
-    auto failure = FirstFailure(b);
-    if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
-        failure->requirement->graph != &graph || !downstream.contains(failure->requirement->node)) {
-      return std::nullopt;
+    for (const sym::Binding& b : Moved(base, symbol, v, symbols)) {
+      auto failure = FirstFailure(b);
+      if (!failure || failure->requirement->kind == RequirementKind::kDeclaredShape ||
+          failure->requirement->graph != &graph ||
+          !downstream.contains(failure->requirement->node)) {
+        continue;
+      }
+      // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too,
+      // unless the literal itself is what no longer divides, at a size where eager's own value
+      // of it would.
+      if (failure->requirement->relation == Relation::kDivisible &&
+          !(exact_probe && failure->requirement->node == node)) {
+        continue;
+      }
+      return CounterexampleAt(b);
     }
-    // A divisibility failure (Reshape with -1, pixel shuffle) happens in eager PyTorch too,
-    // unless the literal itself is what no longer divides, at a size where eager's own value
-    // of it would.
-    if (failure->requirement->relation == Relation::kDivisible &&
-        !(exact_probe && failure->requirement->node == node)) {
-      return std::nullopt;
-    }
-    return CounterexampleAt(b);
+    return std::nullopt;
   };
   for (const SizeProbe& p : exact) {
     if (std::find(symbols.begin(), symbols.end(), p.symbol) == symbols.end()) continue;

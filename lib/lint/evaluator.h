@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "lint/export_ranges.h"
 #include "lint/granule.h"
 #include "lint/witness.h"
@@ -72,10 +73,25 @@ class GraphEvaluator {
   // Where `own` is given, a move at which that requirement itself fails comes first, then the
   // moves above: a view's element count b*c*H*W == 80*b*c fails where H or W moves, and moving
   // c, which it cancels, shows only what a weight after it needs.
+  // Each symbol moves with its peers first (PeersOf), then alone.
   std::optional<sym::Binding> MoveSymbols(const std::vector<std::string>& symbols,
                                           const infer::Requirement* own = nullptr) const;
   // `symbols` in the order the inputs' axes name them; any the inputs do not name, last.
   std::vector<std::string> InAxisOrder(const std::vector<std::string>& symbols) const;
+  // The symbols that move with `symbol` in a counterexample: those of other inputs that the
+  // export sizes (SetExample) give its size, at the same axis counted from the front or from
+  // the back (the batch of the tokens and of their mask, the samples of the densities and of
+  // their colours, axes that meet under broadcasting), and that `base` holds at that size too.
+  // Two inputs the user fed alike are meant to be; an exporter that names each input's axes
+  // apart (TorchScript's dynamic_axes) does not say so, and moving one alone breaks eager
+  // PyTorch too, which shows nothing of what the export baked. Sizes the witness search chose
+  // are no such evidence (a concatenation's two blocks solved to 12 each): without export sizes
+  // no symbol has peers, nor where more than kMaxSharedSize symbols share its export size.
+  std::vector<std::string> PeersOf(const std::string& symbol, const sym::Binding& base) const;
+  // `base` with `symbol` at `size`: with its peers `among` the symbols a finding names at the
+  // same size first (where the exporter's record allows them that size), then alone.
+  std::vector<sym::Binding> Moved(const sym::Binding& base, const std::string& symbol, int64_t size,
+                                  const std::vector<std::string>& among) const;
   // A binding near the witness, moving `symbols`, at which the graph breaks; evaluated.
   std::optional<Counterexample> CounterexampleFor(const std::vector<std::string>& symbols,
                                                   const infer::Requirement* own = nullptr) const;
@@ -88,6 +104,10 @@ class GraphEvaluator {
                                                    const std::vector<std::string>& symbols,
                                                    const ir::Graph& graph, int node,
                                                    const std::vector<SizeProbe>& exact) const;
+
+  // The sizes the model was exported at, where known (only the symbols given): what PeersOf
+  // reads.
+  void SetExample(const sym::Binding& example);
 
   // Concrete dims of `value` (of the main graph) under `binding`; nullopt if any is unknown.
   std::optional<std::vector<int64_t>> DimsAt(std::string_view value,
@@ -110,6 +130,11 @@ class GraphEvaluator {
   const Solution& solution_;
   const InputSymbolRanges& recorded_;
   Granules granules_;
+  sym::Binding example_;
+  // Each symbol the example gives, with the symbols PeersOf may move with it (sorted).
+  absl::flat_hash_map<std::string, std::vector<std::string>> peers_;
+  // More symbols than this of one size at the export have no peers.
+  static constexpr size_t kMaxSharedSize = 64;
 };
 
 // A node of `graph` as findings point at it.
