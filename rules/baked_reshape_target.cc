@@ -503,6 +503,15 @@ class BakedReshapeTarget : public Rule {
       return std::nullopt;
     }
     const std::string name(*symbol);
+    // The literal stands for the whole dim only where the dim had that size at the export (the
+    // sizes given, or torch.export's specialization): a trailing 2 of a width of 10 is a factor
+    // of a split ([-1, 2, 5, 2]: MobileViT's patches), which no int() of the width wrote.
+    std::optional<int64_t> at_export = analysis.example().Get(name);
+    if (const auto it = analysis.specialized().find(name);
+        !at_export && it != analysis.specialized().end()) {
+      at_export = it->second;
+    }
+    if (at_export && *at_export != *literal) return std::nullopt;
     const bool first = target_axis == 0;
     std::vector<sym::MaybeExpr> target_values;
     for (const auto& e : *target.values) target_values.push_back(e.value);

@@ -1,6 +1,7 @@
 #include "lint/granule.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -23,6 +24,34 @@ void Merge(absl::flat_hash_map<std::string, int64_t>& into, const std::string& s
   g = g == 0 ? std::min(granule, kMaxGranule + 1) : CappedLcm(g, granule);
 }
 
+// What `e` moves by when `symbol` moves by 1 at `at`, where `e` is linear in it (every term
+// holds it at most once, as a bare factor: B*C*H*W / 20 in H); nullopt otherwise (a square, the
+// symbol inside a floor, a min or a max) or where `e` cannot be evaluated there.
+std::optional<int64_t> LinearStep(const sym::Expr& e, const std::string& symbol,
+                                  const sym::Binding& at) {
+  for (const sym::TermParts& term : sym::Decompose(e).terms) {
+    for (const auto& [atom, exponent] : term.factors) {
+      if (atom.kind == sym::AtomParts::Kind::kSymbol) {
+        if (atom.symbol == symbol && exponent != 1) return std::nullopt;
+        continue;
+      }
+      for (const sym::Expr& arg : atom.args) {
+        const std::vector<std::string> inside = arg.Symbols();
+        if (std::find(inside.begin(), inside.end(), symbol) != inside.end()) return std::nullopt;
+      }
+    }
+  }
+  const std::optional<int64_t> size = at.Get(symbol);
+  if (!size) return std::nullopt;
+  sym::Binding moved = at;
+  moved.Set(symbol, *size + 1);
+  const std::optional<int64_t> here = e.Evaluate(at), there = e.Evaluate(moved);
+  if (!here || !there) return std::nullopt;
+  int64_t step = 0;
+  if (__builtin_sub_overflow(*there, *here, &step)) return std::nullopt;
+  return step;
+}
+
 }  // namespace
 
 const Granules::BySymbol& Granules::Walk(const sym::Expr& e) const {
@@ -38,15 +67,21 @@ const Granules::BySymbol& Granules::Walk(const sym::Expr& e) const {
         case sym::AtomParts::Kind::kFloorDiv: {
           // Every symbol of the numerator moves it; the floor keeps its remainder when the
           // numerator moves by a multiple of the divisor, so by the divisor times the
-          // numerator's own granule for that symbol.
+          // numerator's own granule for that symbol. Where the numerator is linear in the
+          // symbol, a move of 1 moves it by c (the product of the other sizes at the witness:
+          // B*C*W = 80 for B*C*H*W / 20), and the divisor over gcd(divisor, c) is enough: H
+          // may move by 1 there, where a stride-2 window's (H - 1) / 2 needs 2.
           const sym::Expr& numerator = atom.args.front();
           const BySymbol& inner = Walk(numerator);
           for (const std::string& s : numerator.Symbols()) {
             const auto in = inner.find(s);
             const int64_t g = in == inner.end() ? 1 : in->second;
-            Merge(
-                out, s,
-                g > kMaxGranule || atom.divisor > kMaxGranule ? kMaxGranule + 1 : atom.divisor * g);
+            int64_t divisor = atom.divisor;
+            if (const std::optional<int64_t> c = LinearStep(numerator, s, witness_);
+                c && *c != 0 && *c != std::numeric_limits<int64_t>::min()) {
+              divisor /= std::gcd(divisor, *c < 0 ? -*c : *c);
+            }
+            Merge(out, s, g > kMaxGranule || divisor > kMaxGranule ? kMaxGranule + 1 : divisor * g);
           }
           break;
         }
@@ -69,9 +104,9 @@ const Granules::BySymbol& Granules::Walk(const sym::Expr& e) const {
 // of the factors after the first wherever the module computes the count from the size
 // (h = H // 2), as eager's view does: the step that keeps the module's own divisibility. The
 // dims and the target's entries are matched, in order, into runs of equal size at the witness;
-// a run of one input dim that is a single symbol, against two entries or more whose entries
-// after the first are literals, gives the product of those literals. A literal 1 is a unit axis
-// the view adds, in no run.
+// a run whose last input dim is a single symbol, against two entries or more whose entries
+// after the first are literals, gives that symbol the product of those literals where it is a
+// multiple of it. A literal 1 is a unit axis the view adds, in no run.
 void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) const {
   if (r.graph == nullptr || r.node < 0) return;
   const ir::Node n = r.graph->node(r.node);
@@ -118,7 +153,6 @@ void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) con
   size_t i = 0, j = 0;
   while (i < dims.size() && j < entries.size()) {
     const size_t first_entry = j;
-    const size_t first_dim = i;
     int64_t a = dims[i++], b = entries[j++];
     while (a != b) {
       if (a < b) {
@@ -127,10 +161,13 @@ void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) con
         if (j == entries.size() || __builtin_mul_overflow(b, entries[j++], &b)) return;
       }
     }
-    // A split is one input dim against two entries or more; a run that joins dims (a flatten)
-    // or keeps one as it is splits nothing.
-    if (i - first_dim != 1 || j - first_entry < 2) continue;
-    const sym::MaybeExpr& d = (*in->shape)[first_dim];
+    // A split is against two entries or more; a run that keeps a dim as it is, or joins dims
+    // into one entry (a flatten), splits nothing. Where the run joins dims and splits them
+    // again ([b, c, H, W] as [b * c * 4, 2, 5, 2], MobileViT's patches: b, c and H against
+    // b * c * 4 and 2), row-major order puts the literal factors after the count in its last
+    // dim: they split that dim where it is a multiple of them.
+    if (j - first_entry < 2) continue;
+    const sym::MaybeExpr& d = (*in->shape)[i - 1];
     const std::optional<std::string_view> symbol = d ? d->AsSymbol() : std::nullopt;
     if (!symbol) continue;
     int64_t factors = 1;
@@ -139,7 +176,7 @@ void Granules::ReadReshapeSplits(const infer::Requirement& r, BySymbol& all) con
       literals = literals && literal[k];
       if (__builtin_mul_overflow(factors, entries[k], &factors)) return;
     }
-    if (literals) Merge(all, std::string(*symbol), factors);
+    if (literals && dims[i - 1] % factors == 0) Merge(all, std::string(*symbol), factors);
   }
 }
 

@@ -67,6 +67,60 @@ g (float[N,T,8] x) => (float[N,?,4,8] y) {
   CHECK(g.Of("N") == 1);
 }
 
+TEST_CASE("granule: a view that joins dims and splits them again keeps the last one's factors",
+          "[lint][granule]") {
+  // MobileViT's patches traced at 8 x 10: [N, C, H, W] viewed as [-1, 2, 5, 2], the count
+  // N * C * (H // 2) = 32 at the witness. In order: N, C and H (2 * 4 * 8 = 64) against 32 and 2,
+  // then W = 10 against 5 and 2. Row-major order puts the 2 after the count in H, the last dim of
+  // its run, a multiple of 2: H moves by 2; N and C split nothing. (The -1's count is
+  // floor(N*C*H*W / 20), which a step of H keeps, by 80 = 4 * 20, and one of W by 64 does not:
+  // W moves by lcm(2, 20 / gcd(20, 64)) = 10.)
+  auto r = infer::Infer(R"(
+g (float[N,C,H,W] x) => (float[?,2,5,2] y) {
+  t = Constant <value = int64[4] {-1, 2, 5, 2}> ()
+  y = Reshape (x, t)
+})");
+  const sym::Binding w = At({{"N", 2}, {"C", 4}, {"H", 8}, {"W", 10}});
+  Granules g(r.inference, w);
+  CHECK(g.Of("H") == 2);
+  CHECK(g.Of("W") == 10);
+  CHECK(g.Of("N") == 1);
+  CHECK(g.Of("C") == 1);
+}
+
+TEST_CASE("granule: factors the last dim of a run does not hold split nothing", "[lint][granule]") {
+  // [N, T] = [4, 3] viewed as [-1, 6]: N and T (12) against 2 and 6. The 6 cannot come from T
+  // alone (3 is no multiple of it): no split. The -1's count floor(N*T / 6) keeps its remainder
+  // where T moves by 6 / gcd(6, N = 4) = 3 and N by 6 / gcd(6, T = 3) = 2: the only steps.
+  auto r = infer::Infer(R"(
+g (float[N,T] x) => (float[?,6] y) {
+  t = Constant <value = int64[2] {-1, 6}> ()
+  y = Reshape (x, t)
+})");
+  const sym::Binding w = At({{"N", 4}, {"T", 3}});
+  Granules g(r.inference, w);
+  CHECK(g.Of("T") == 3);
+  CHECK(g.Of("N") == 2);
+}
+
+TEST_CASE("granule: a floor of a product needs the divisor over what the others hold",
+          "[lint][granule]") {
+  // [N, C, H, W] flattened and cut into rows of 20: floor(N*C*H*W / 20). At N = 2, C = 4,
+  // W = 10 a move of H by 1 moves the product by 80, a multiple of 20: the floor keeps its
+  // remainder at any H, so H has no step from it. W moves it by N*C*H = 64 per step: 20 over
+  // gcd(20, 64) = 4 is W's step (by hand: 64 * 5 = 320 = 16 * 20, and 4 * 64 = 256 is not a
+  // multiple of 20, so 5 is needed: gcd(20, 64) = 4, 20 / 4 = 5).
+  auto r = infer::Infer(R"(
+g (float[N,C,H,W] x) => (float[?,20] y) {
+  t = Constant <value = int64[2] {-1, 20}> ()
+  y = Reshape (x, t)
+})");
+  const sym::Binding w = At({{"N", 2}, {"C", 4}, {"H", 8}, {"W", 10}});
+  Granules g(r.inference, w);
+  CHECK(g.Of("H") == 1);
+  CHECK(g.Of("W") == 5);
+}
+
 TEST_CASE("granule: the unit axes a view adds split nothing", "[lint][granule]") {
   // torch.kron's decomposition views b [R, C] as [1, 4, 1, 5] at R = 4, C = 5: the 1s add axes,
   // they are no count of a split of R or C.
