@@ -253,18 +253,6 @@ bool Classifier::HoldsUnderContracts(const Requirement& r, const std::vector<std
   return tried >= kMinTried;
 }
 
-// True when `r` is an input contract (Pin::contract): lhs - rhs a sum of two or more input
-// dims, each with coefficient 1 or -1, and no constant.
-bool IsUnitRelation(const Requirement& r) {
-  if (r.relation != Relation::kEqual && r.relation != Relation::kBroadcastable) return false;
-  const sym::MaybeExpr d = sym::Sub(r.lhs, r.rhs);
-  if (!d) return false;
-  const std::optional<sym::LinearForm> form = sym::AsLinear(*d);
-  if (!form || form->constant != 0 || form->terms.size() < 2) return false;
-  return std::all_of(form->terms.begin(), form->terms.end(),
-                     [](const auto& term) { return term.second == 1 || term.second == -1; });
-}
-
 // A model states the same requirement in every layer: it is classified once. Expressions are
 // interned, so equal requirements have equal sides.
 struct Distinct {

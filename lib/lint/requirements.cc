@@ -10,6 +10,19 @@ namespace shapelint::lint {
 using infer::Relation;
 using infer::Requirement;
 
+bool IsUnitRelation(const Requirement& requirement) {
+  if (requirement.relation != Relation::kEqual &&
+      requirement.relation != Relation::kBroadcastable) {
+    return false;
+  }
+  const sym::MaybeExpr d = sym::Sub(requirement.lhs, requirement.rhs);
+  if (!d) return false;
+  const std::optional<sym::LinearForm> form = sym::AsLinear(*d);
+  if (!form || form->constant != 0 || form->terms.size() < 2) return false;
+  return std::all_of(form->terms.begin(), form->terms.end(),
+                     [](const auto& term) { return term.second == 1 || term.second == -1; });
+}
+
 bool IsHint(const Requirement& r) {
   return r.kind == infer::RequirementKind::kDeclaredShape && !r.interface;
 }

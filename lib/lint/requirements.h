@@ -37,6 +37,12 @@ bool FailingNear(const infer::Requirement& requirement, const std::vector<std::s
 // inference, a hint, not the model's interface (docs/severity.md).
 bool IsHint(const infer::Requirement& requirement);
 
+// True when `requirement` relates input sizes alone: lhs - rhs a sum of two or more input dims,
+// each with coefficient 1 or -1, and no constant (past_seq + seq == total_seq, keys as long as
+// the values, the same batch). That is the inputs' contract (Pin::contract); a baked size
+// always brings a constant or a factor (4*seq == 96, heads == 2*kv_heads).
+bool IsUnitRelation(const infer::Requirement& requirement);
+
 // True when `requirement` is a graph output's declaration that holds a number where the graph
 // computes the dim from the inputs with no literal on the way (a polynomial of input symbols):
 // the declaration, not the graph, is what was baked at the example.

@@ -62,6 +62,7 @@ Json ToJson(const lint::Counterexample& cx) {
   j["failing_node"] = ToJson(cx.failing_node);
   j["failure"] = cx.failure;
   j["node_fails"] = cx.node_fails;
+  j["input_contract"] = cx.input_contract;
   Json outputs = Json::array();
   for (const lint::ShapeAt& o : cx.outputs) {
     Json out = Json::object();

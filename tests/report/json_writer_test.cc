@@ -145,7 +145,7 @@ TEST_CASE("json: keys come in the documented order", "[report][json]") {
                                  "notes", "fix", "expressions", "source"});
   CHECK(Keys(doc["models"][0]["findings"][0]["counterexample"]) ==
         std::vector<std::string>{"binding", "inputs", "failing_node", "failure", "node_fails",
-                                 "outputs"});
+                                 "input_contract", "outputs"});
   CHECK(Keys(doc["summary"]) ==
         std::vector<std::string>{"models", "errors", "warnings", "notes", "load_errors"});
 }

@@ -126,6 +126,11 @@ struct Counterexample {
   // whatever tool wrote it, not the model's interface. Every node runs there; ONNX Runtime may
   // still fail on it, having planned its buffers by the declared shape.
   bool hint_only = false;
+  // True when what fails is a relation among the inputs' sizes alone, with no constant and no
+  // factor (keys as long as the values, the same batch, past + new == total): the inputs'
+  // contract, which no literal of the graph states. A module may run inputs that break it
+  // without meaning anything (PyTorch's attention on CPU takes keys longer than the values).
+  bool input_contract = false;
   std::vector<ShapeAt> outputs;  // graph outputs at this binding (actual vs declared)
 };
 
