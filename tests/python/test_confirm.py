@@ -287,13 +287,24 @@ class LimitNoteTest(unittest.TestCase):
     def test_a_contract_among_inputs_is_not_run(self):
         # Inputs that break a contract among them may run in PyTorch without meaning anything:
         # SL006's (a mask shorter than past and new tokens), and SL010's keys as long as the
-        # values (PyTorch's attention returns (2, 2, 5, 4) for keys of 6 and values of 5).
-        for note, model in ((limit_note("SL006"), self.VIEW),
-                            (limit_note("SL010", ("k_dynamic_axes_3", "v_dynamic_axes_3")),
-                             self.SDPA)):
+        # values (PyTorch's attention returns (2, 2, 5, 4) for keys of 6 and values of 5), whose
+        # counterexample the analysis marks as breaking only the inputs' contract.
+        contract = limit_note("SL010", ("k_dynamic_axes_3", "v_dynamic_axes_3"))
+        contract["counterexample"]["input_contract"] = True
+        for note, model in ((limit_note("SL006"), self.VIEW), (contract, self.SDPA)):
             settled, runner = self.settle(note, outcome(error="bad"), outcome((2, 2, 5, 4)),
                                           model)
             self.assertEqual((settled["severity"], runner.asked), ("note", []))
+
+    def test_the_analysis_marks_what_breaks_only_the_inputs_contract(self):
+        # Attention over q, k and v declared apart: keys one longer than the values break only
+        # the contract among the inputs (k_3 == v_3), with no literal on the way.
+        found = confirm._core.probe(str(self.SDPA), [
+            "q_dynamic_axes_1=2,q_dynamic_axes_2=2,q_dynamic_axes_3=5,q_dynamic_axes_4=4,"
+            "k_dynamic_axes_1=2,k_dynamic_axes_2=2,k_dynamic_axes_3=6,k_dynamic_axes_4=4,"
+            "v_dynamic_axes_1=2,v_dynamic_axes_2=2,v_dynamic_axes_3=5,v_dynamic_axes_4=4"])
+        self.assertTrue(found[0]["breaks"])
+        self.assertTrue(found[0]["at"]["input_contract"])
 
 
 class TableRunner:
@@ -354,6 +365,79 @@ class LimitSizesTest(unittest.TestCase):
         self.assertEqual(self.settle(runner)["severity"], "note")
 
 
+class HeadsRunner:
+    """Grouped-query attention whose export baked the repeat of the key heads (2, from 4 query
+    heads and 2 key heads, fresh/gqa_repeat_int.ts.onnx). ONNX Runtime fails at the MatMul,
+    under the name its graph optimizations give the fused node, wherever the query heads are not
+    twice the key heads or the batches or widths differ; PyTorch repeats the key heads by
+    q // k, so it runs where k divides q (`repeats`) and the batches and widths agree, or, as
+    a module that refuses every other ratio (`repeats` false), only at twice."""
+    ort_version, kinds, runs_anything = "test", {"q": None, "k": None}, True
+    relaxed_session = eager = object()
+
+    def __init__(self, repeats=True):
+        self.repeats, self.asked = repeats, []
+
+    def run(self, shapes, seed, as_declared=False):
+        q, k = shapes["q"], shapes["k"]
+        self.asked.append({n: d for n, d in (("q", q), ("k", k))})
+        same = q[0] == k[0] and q[3] == k[3]
+        runs = same and (q[1] % k[1] == 0 if self.repeats else q[1] == 2 * k[1])
+        eager = outcome((q[0], q[1], q[2], k[2])) if runs else outcome(error="RuntimeError: heads")
+        if same and q[1] == 2 * k[1]:
+            return outcome((q[0], q[1], q[2], k[2])), eager
+        return outcome(error="Compute right operand cannot broadcast on dim 1",
+                       node="/inner/MatMul/MatmulTransposeFusion/"), eager
+
+
+class RelationLimitTest(unittest.TestCase):
+    """A relation among the sizes of two inputs (query heads twice the key heads, a literal 2 of
+    the export between them) is run at each size moved alone, with the other input's sizes that
+    are equal to it on its axis: the batch and the width of the queries move with the keys'."""
+
+    GQA = CORPUS / "fresh" / "gqa_repeat_int.ts.onnx"
+    CENTRE = {"q_dynamic_axes_1": 2, "q_dynamic_axes_2": 4, "q_dynamic_axes_3": 5,
+              "q_dynamic_axes_4": 8, "k_dynamic_axes_1": 2, "k_dynamic_axes_2": 2,
+              "k_dynamic_axes_3": 5, "k_dynamic_axes_4": 8}
+
+    def settle(self, runner):
+        report = confirm.Report.of_file(str(self.GQA), export_dims="q=2x4x5x8,k=2x2x5x8")
+        [note] = report.findings
+        self.assertEqual((note["rule"], note["severity"]), ("SL010", "note"))
+        confirm.confirm_limits(report, runner, self.CENTRE)
+        return note
+
+    def test_key_heads_the_module_repeats_to_any_divisor_are_a_break(self):
+        # Batches and widths moved together hold the relation, so they are not run; the key
+        # heads at 3 and the query heads at 5 break PyTorch too; one key head, which PyTorch
+        # repeats 4 times, breaks only ONNX Runtime.
+        runner = HeadsRunner()
+        note = self.settle(runner)
+        self.assertEqual(note["severity"], "error")
+        self.assertEqual(runner.asked, [{"q": [2, 4, 5, 8], "k": [2, 3, 5, 8]},
+                                        {"q": [2, 5, 5, 8], "k": [2, 2, 5, 8]},
+                                        {"q": [2, 4, 5, 8], "k": [2, 1, 5, 8]}])
+        self.assertEqual(note["counterexample"]["inputs"], {"q": [2, 4, 5, 8], "k": [2, 1, 5, 8]})
+        self.assertIn("k_dynamic_axes_2=1", note["confirmation"]["detail"])
+
+    def test_a_relation_the_module_keeps_too_stays_a_note(self):
+        runner = HeadsRunner(repeats=False)
+        self.assertEqual(self.settle(runner)["severity"], "note")
+        self.assertEqual(len(runner.asked), confirm.LIMIT_RUNS)
+
+    def test_peers_line_up_by_axis(self):
+        # A batch of 2 equal to 2 key heads does not move with them; widths of 8 from the back
+        # do, as a mask's length does with the tokens' (the second input has one axis less).
+        dims = {"q": ["b", "h", "t", "d"], "k": ["b2", "h2", "t2", "d2"], "m": ["bm", "tm"]}
+        centre = {"b": 2, "h": 4, "t": 5, "d": 8, "b2": 2, "h2": 2, "t2": 5, "d2": 8, "bm": 2,
+                  "tm": 8}
+        peers = _probes.aligned_peers(centre, dims)
+        self.assertEqual(peers["h2"], set())
+        self.assertEqual(peers["b"], {"b2", "bm"})
+        self.assertEqual(peers["d2"], {"d", "tm"})
+        self.assertEqual(peers["tm"], {"d", "d2"})
+
+
 class InputsTest(unittest.TestCase):
 
     def test_inputs_keep_to_the_examples_values(self):
@@ -393,6 +477,25 @@ class ProbeSizesTest(unittest.TestCase):
             self.assertTrue(6 <= binding["x_dynamic_axes_3"] <= 8, binding)
             self.assertTrue(6 <= binding["x_dynamic_axes_4"] <= 7, binding)
 
+    def test_every_size_doubled_is_a_probe_sizes_a_witness_or_a_range_holds_stay(self):
+        # A branch on a size against a constant far from the export sizes is crossed only by a
+        # large move; doubling every size keeps the relations among them. The witness holds the
+        # map's sides within [6, 8] and [6, 7] (12 is outside), torch.export's range the batch
+        # within [1, 3] (4 is outside): only the channels double.
+        findings = [{"witness": {"ranges": [
+            {"symbol": "x_dynamic_axes_3", "value": 6, "min": 6, "max": 8},
+            {"symbol": "x_dynamic_axes_4", "value": 6, "min": 6, "max": 7}]}}]
+        centre = {"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 3, "x_dynamic_axes_3": 6,
+                  "x_dynamic_axes_4": 6}
+        found = [b for b, _ in confirm.probe_sizes(str(POOL), centre, {}, findings)]
+        self.assertIn({"x_dynamic_axes_1": 4, "x_dynamic_axes_2": 6, "x_dynamic_axes_3": 6,
+                       "x_dynamic_axes_4": 6}, found)
+        found = [b for b, _ in confirm.probe_sizes(str(POOL), centre,
+                                                   {"x_dynamic_axes_1": (1, 3)}, findings)]
+        self.assertIn({"x_dynamic_axes_1": 2, "x_dynamic_axes_2": 6, "x_dynamic_axes_3": 6,
+                       "x_dynamic_axes_4": 6}, found)
+        self.assertNotIn(4, [b["x_dynamic_axes_1"] for b in found])
+
     def test_a_window_that_repeats_bounds_no_probe(self):
         # longlora's heads view the features into halves: SL010 works for every even width,
         # written [8, 8] every 2. The probes move the width to other even sizes (the static
@@ -430,10 +533,12 @@ class ProbeSizesTest(unittest.TestCase):
         centre = {"s77": 2, "s27": 4, "s53": 8, "s0": 10}
         found = [b for b, _ in confirm.probe_sizes(str(pool), centre, {})]
         self.assertEqual(found[0], {"s77": 3, "s27": 5, "s53": 9, "s0": 11})
-        self.assertEqual(found[2], {"s77": 1, "s27": 3, "s53": 7, "s0": 9})
+        # Then every size doubled, then every size one down.
+        self.assertEqual(found[2], {"s77": 4, "s27": 8, "s53": 16, "s0": 20})
+        self.assertEqual(found[3], {"s77": 1, "s27": 3, "s53": 7, "s0": 9})
         for alone in ({"s53": 9}, {"s0": 11}, {"s53": 11}, {"s0": 7}, {"s53": 7}):
             self.assertIn(dict(centre, **alone), found)
-        self.assertEqual(len(found), _probes.PROBE_COUNT)
+        self.assertEqual(len(found), _probes.PROBE_COUNT + 1)
 
     def test_each_size_steps_to_where_the_graph_sizes_change(self):
         # torchvision's Swin-T at 224 x 224: the patch embedding (a convolution of 4, stride
@@ -483,12 +588,12 @@ class DynamicCheckTest(unittest.TestCase):
         centre = {"s77": 2, "s27": 4, "s53": 8, "s0": 10}
         report = confirm.Report(str(model), [], [])
         probes = confirm.dynamic_check(report, str(model), DisagreeingRunner(), centre, {})
-        self.assertEqual(len(probes), _probes.PROBE_COUNT)
+        self.assertEqual(len(probes), _probes.PROBE_COUNT + 1)  # and every size doubled
         [finding] = report.findings
         self.assertEqual((finding["rule"], finding["counterexample"]["binding"]),
                          ("ST003", {"s77": 3, "s27": 5, "s53": 9, "s0": 11}))
         self.assertTrue(finding["notes"][-1]["message"].startswith(
-            "the runs differ at 15 more of the sizes tried: s0=12, s27=6, s53=10, s77=4; "))
+            "the runs differ at 16 more of the sizes tried: s0=12, s27=6, s53=10, s77=4; "))
 
     def test_a_warning_over_the_moved_sizes_explains_a_run(self):
         # A warning about the width: the runs that move it confirm it (an error now); a run

@@ -5,26 +5,32 @@ conditions such branches test are few: a size against a constant (`if h >= 8`, `
 residue (`if w % 2`), one size against another (`if h > w`). So the probes move every size up and
 down together, which keeps relations among them, and then each size alone: by an odd and by an
 even step, past the nearest other size of its input, and to 1, which crosses those conditions
-near the export sizes. A branch on a size the graph computes with a floor (a feature map after
-a stride-4 convolution: Swin shifts its windows only where the map is larger than the window)
-is crossed only where that size changes, which a step of 1 or 2 never reaches: each size alone
-also steps to where the graph's own sizes change (_core.size_steps). Every probe is where the
-static analysis finds that the model works: what it finds failing is already a finding, which
-its own counterexample settles.
+near the export sizes; a constant further off (a pad only where both sides are below 16,
+exported at 8 x 10) is crossed by every size doubled. A branch on a size the graph computes
+with a floor (a feature map after a stride-4 convolution: Swin shifts its windows only where
+the map is larger than the window) is crossed only where that size changes, which a step of 1
+or 2 never reaches: each size alone also steps to where the graph's own sizes change
+(_core.size_steps). Every probe is where the static analysis finds that the model works: what
+it finds failing is already a finding, which its own counterexample settles.
 """
 
 import math
 
 from onnx_shapelint import _core
 
-# How many sizes the dynamic check runs at most, and the steps of the moves of every size
-# together, tried in order until two work (a size halved with floor division by the graph
-# gives the same literal one step on).
+# How many sizes near the export sizes the dynamic check runs at most (the sizes scaled by SCALE
+# come in addition), and the steps of the moves of every size together, tried in order until
+# two work (a size halved with floor division by the graph gives the same literal one step on).
 PROBE_COUNT = 16
 TOGETHER = 2
 PROBE_STEPS = (1, 2, 3, 5, 8, 16, 32, 64)
 DOWN_STEPS = (-1,)
 ALONE_STEPS = (1, -1, 2)
+# Then every export size multiplied by SCALE (those a witness holds at one size stay): a branch
+# on a size against a constant far from the example (maps taller than 32 rows, both sides below
+# 16, a stride of round(T / 16) at T = 12) is crossed by no step near the export sizes, and
+# scaling keeps every ratio, sum and divisibility among them that moving one size breaks.
+SCALE = 2
 # How far a size steps to where the graph's own sizes change, and how many such steps each way.
 SIZE_STEP_MAX = 64
 SIZE_STEP_COUNT = 3
@@ -42,8 +48,8 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
     """Up to `count` bindings near `centre` ({symbol: export size}) where the static analysis
     finds that the model works: within torch.export's recorded ranges and every finding's
     witness, and where no node fails nor an output leaves its declaration; moves of every
-    symbol keep the relations among the export sizes that moved_binding keeps. [(binding,
-    inputs)]"""
+    symbol keep the relations among the export sizes that moved_binding keeps. Every size
+    scaled by SCALE comes in addition, third. [(binding, inputs)]"""
     if not centre:
         return []
     limits = dict(ranges)
@@ -56,7 +62,9 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
             limits[r["symbol"]] = (_tighter(low, r["min"], max), _tighter(high, r["max"], min))
     inputs = [[d for d in dims if d in centre] for dims in input_symbols(model).values()]
     together = [moved_binding(centre, step, limits, inputs) for step in PROBE_STEPS]
-    others = [moved_binding(centre, step, limits, inputs) for step in DOWN_STEPS]
+    scaled = {s: size * SCALE if _within(limits.get(s), size * SCALE) else size
+              for s, size in centre.items()}
+    others = [scaled] + [moved_binding(centre, step, limits, inputs) for step in DOWN_STEPS]
     others += alone_bindings(centre, inputs, limits, size_steps(model, centre))
     candidates = []
     for binding in together + others:
@@ -66,14 +74,16 @@ def probe_sizes(model, centre, ranges, findings=(), count=PROBE_COUNT):
         return []
     results = _core.probe(model, [spec(centre)] + [spec(b) for b in candidates])
     budget = max(ELEMENTS, GROWTH * _elements(results[0]["at"]["inputs"]))
-    found, moved_together = [], 0
+    found, near, moved_together = [], 0, 0
     for binding, result in zip(candidates, results[1:]):
-        is_together = binding in together
-        if result["breaks"] or len(found) >= count or _empty(result["at"]) or \
+        is_scaled = binding == scaled
+        is_together = binding in together and not is_scaled
+        if result["breaks"] or near >= count and not is_scaled or _empty(result["at"]) or \
                 _elements(result["at"]["inputs"]) > budget or \
                 is_together and moved_together >= TOGETHER:
             continue
         moved_together += is_together
+        near += not is_scaled
         found.append((binding, result["at"]["inputs"]))
     return found
 
@@ -115,8 +125,7 @@ def alone_bindings(centre, inputs, limits, steps=None):
     size (the batch of the tokens and of their mask) are meant to. A symbol that is a sum of two
     others is not moved alone but follows its summands (moved_binding): the inputs may state
     the sum."""
-    together = {s: {t for t in centre if t != s and centre[t] == centre[s] and
-                    not any(s in syms and t in syms for syms in inputs)} for s in centre}
+    together = peers(centre, inputs)
     movable = [s for s in _in_input_order(inputs, centre)
                if not _summands(centre[s], [t for t in centre if t != s], centre,
                                 _apart_from(s, inputs))]
@@ -154,6 +163,41 @@ def alone_bindings(centre, inputs, limits, steps=None):
                     if all(binding[t] == target for t in group):
                         out.append(binding)
     return out
+
+
+def peers(centre, inputs):
+    """{symbol: the symbols that move with it}: those of other inputs (`inputs`, the symbols
+    of each) with its size in `centre`. Two inputs that share a size at the export (the batch
+    of the tokens and of their mask) are meant to; an exporter that names each input's axes
+    apart (TorchScript's dynamic_axes) does not say so."""
+    return {s: {t for t in centre if t != s and centre[t] == centre[s] and
+                not any(s in syms and t in syms for syms in inputs)} for s in centre}
+
+
+def aligned_peers(centre, dims):
+    """{symbol: the symbols that move with it in a counterexample}: those of other inputs with
+    its size in `centre` on the same axis, counted from the front or from the back (`dims`,
+    {input: its dims in order}), as the linter's own counterexamples move them
+    (GraphEvaluator::PeersOf). Narrower than `peers`: a counterexample shows one break, and a
+    batch of 2 that happens to equal 2 key heads moved with them shows what PyTorch refuses."""
+    places = {}
+    for name, ds in dims.items():
+        for i, d in enumerate(ds):
+            if isinstance(d, str) and d in centre:
+                places.setdefault(d, []).append((name, i, len(ds) - i))
+    return {s: {t for t, at in places.items()
+                if t != s and centre[t] == centre[s]
+                and all(p[0] != q[0] for p in at for q in own)
+                and any(p[1] == q[1] or p[2] == q[2] for p in at for q in own)}
+            for s, own in places.items()}
+
+
+def input_dims(model):
+    """{input name: its dims in order, numbers and symbols}; {} where the file cannot be read."""
+    try:
+        return {i["name"]: list(i["dims"] or []) for i in _core.inputs(model)}
+    except (ValueError, OSError):
+        return {}
 
 
 def size_steps(model, centre):

@@ -277,6 +277,13 @@ class Outcome:
         return [tuple(o.shape) for o in self.outputs] if self.outputs is not None else None
 
 
+def at_node(ort, node):
+    """Whether the ONNX Runtime failure `ort` (an Outcome) is at the model's node `node`, or at
+    a node its graph optimizations fused from it: a MatMul of a transposed operand fails as
+    "NODE/MatmulTransposeFusion/"."""
+    return bool(ort.node) and (ort.node == node or ort.node.startswith(node + "/"))
+
+
 def first_line(error, limit=300):
     text = " ".join(str(error).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."

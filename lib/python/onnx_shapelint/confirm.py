@@ -12,7 +12,8 @@ import os
 import sys
 
 from onnx_shapelint import _core, _runs
-from onnx_shapelint._probes import input_symbols, probe_sizes, spec as _spec
+from onnx_shapelint._probes import (aligned_peers, input_dims, input_symbols, probe_sizes,
+                                    spec as _spec)
 from onnx_shapelint._report import Report
 from onnx_shapelint._verdict import (CONFIRMED, NOT_CONFIRMED, NOT_RUN, UNDEFINED,  # noqa: F401
                                      compare_run, verdict)
@@ -99,11 +100,10 @@ def control_run(runner, shapes):
 
 # The notes that state where the model works, each with a counterexample where it does not:
 # a weight fixes a size (SL004), a Squeeze needs 1 (SL009), the graph's design sets a range or
-# a multiple (SL010). Eager PyTorch refusing that size too makes the limit the module's own;
-# running it makes the note a break. Only a limit of the sizes of one input: a relation among
-# inputs is their contract (SL006's, or SL010's `k` as long as `v`), which a module may run
-# inputs breaking without meaning anything (PyTorch's attention takes keys longer than the
-# values; a mask shorter than past and new tokens).
+# a multiple or a relation among sizes (SL010). Eager PyTorch refusing that size too makes the
+# limit the module's own; running it makes the note a break. SL006's input contract is no such
+# limit: a module may run inputs breaking it without meaning anything (a mask shorter than past
+# and new tokens).
 LIMIT_NOTES = ("SL004", "SL009", "SL010")
 # The evidence of a finding that only a run can settle (docs/severity.md).
 HYPOTHESIS = "hypothesis"
@@ -114,12 +114,6 @@ HYPOTHESIS = "hypothesis"
 # below it (LIMIT_NOTES, run at its counterexample), or the exporter's record of a branch or a
 # specialization (SL011, SL014).
 EXAMPLE_LITERALS = ("SL001", "SL002", "SL005", "SL007", "SL008", "SL017")
-
-
-def _of_one_input(finding, inputs):
-    """Whether every symbol of `finding` is a dim of one input ({input: [symbols]})."""
-    symbols = set(finding.get("symbols") or [])
-    return bool(symbols) and any(symbols <= set(dims) for dims in inputs.values())
 
 
 def confirm_findings(report, runner, control=None):
@@ -135,14 +129,15 @@ def confirm_findings(report, runner, control=None):
     there too, its failures confirm nothing."""
     done, broken = {}, set()
     at_export = control_run(runner, control)
-    inputs = input_symbols(report.path) if runner.eager is not None else {}
     # Errors first: a note whose counterexample an error already breaks at is that error's
     # consequence (a Reshape's baked batch reaching a Linear), not a second cause.
     ordered = sorted(report.findings, key=lambda f: f["severity"] != "error")
     for finding in ordered:
         counterexample = finding.get("counterexample")
+        # A limit whose counterexample breaks only the inputs' contract (keys as long as the
+        # values) is not run: PyTorch may take such inputs without meaning anything.
         limit_note = (finding["rule"] in LIMIT_NOTES and runner.eager is not None
-                      and _of_one_input(finding, inputs))
+                      and not (counterexample or {}).get("input_contract"))
         if finding["severity"] != "error" and not limit_note or not counterexample:
             continue
         shapes = counterexample["inputs"]
@@ -174,37 +169,64 @@ def confirm_findings(report, runner, control=None):
             finding["confirmation"] = result
 
 
+# The steps each size of a limit takes, one size at a time, the others at the export sizes: a
+# relation among sizes (a skip against the map it is cropped to, query heads against the key
+# heads repeated to them) breaks one step either side, a size a floor divides a second step on.
+LIMIT_STEPS = (1, -1, 2)
+# At most this many runs per limit, of sizes at which the analysis finds the limit's own node
+# failing: a relation among many sizes would otherwise ask for many runs of both runtimes.
+LIMIT_RUNS = 6
+
+
 def confirm_limits(report, runner, centre):
-    """Runs each size a limit (LIMIT_NOTES) fixes, one at a time. A limit may fix several (a
-    position table fixes the channels and the token grid) and its counterexample moves one,
-    which PyTorch may refuse (the channels) where it takes another (the grid, resampling the
-    table in a branch the trace did not take). Each size the counterexample left is moved by
-    one, the others at the export sizes `centre` ({symbol: size}); where ONNX Runtime fails at
-    the limit's own node and PyTorch runs, the limit becomes an error."""
+    """Runs each size a limit (LIMIT_NOTES) holds, one at a time, where the analysis finds the
+    limit's own node failing. A limit may hold several sizes (a position table fixes the channels
+    and the token grid; a relation ties a skip connection to the map cropped to meet it, or the
+    query heads to the key heads a literal repeats) and its counterexample moves one, which
+    PyTorch may refuse (the channels, another input's batch) where it takes another (the grid,
+    resampling the table in a branch the trace did not take; the skip, cropped by the module at
+    every size). Each size of the limit is moved by LIMIT_STEPS, the others at the export sizes
+    `centre` ({symbol: size}); where ONNX Runtime fails at the limit's own node and PyTorch
+    runs, the limit becomes an error. Sizes that break only the inputs' contract (the analysis's
+    `input_contract`: keys as long as the values, the same batch) are not run: PyTorch's
+    attention takes keys longer than the values, which means nothing."""
     if runner.relaxed_session is None or runner.eager is None:
         return
-    inputs = input_symbols(report.path)
+    together = aligned_peers(centre, input_dims(report.path))
     for finding in list(report.findings):
         node = (finding.get("node") or {}).get("name")
-        if (finding["severity"] == "error" or finding["rule"] not in LIMIT_NOTES or not node
-                or not _of_one_input(finding, inputs)):
+        if finding["severity"] == "error" or finding["rule"] not in LIMIT_NOTES or not node:
             continue
-        moved = {s for s, v in ((finding.get("counterexample") or {}).get("binding") or {})
-                 .items() if centre.get(s) != v}
-        # A window of one size, repeating or not (every multiple of 4): a step of one leaves it.
-        fixed = [r["symbol"] for r in (finding.get("witness") or {}).get("ranges") or []
-                 if _window_of_one(r) and r["symbol"] in centre and r["symbol"] not in moved]
-        for symbol in fixed:
-            binding = dict(centre, **{symbol: centre[symbol] + 1})
-            shapes = _shapes_at(report.path, binding)
-            if shapes is None:
-                continue
+        # Each size with the other inputs' sizes equal to it on its axis, as counterexamples
+        # move them: the batch of the queries moved without the keys' shows only what PyTorch
+        # refuses too.
+        symbols = [s for s in finding.get("symbols") or [] if s in centre]
+        bindings = [(finding.get("counterexample") or {}).get("binding")]
+        for step in LIMIT_STEPS:
+            for s in symbols:
+                if centre[s] + step < 1:
+                    continue
+                b = dict(centre, **{t: centre[t] + step for t in together.get(s, set()) | {s}})
+                if b not in bindings:
+                    bindings.append(b)
+        bindings = bindings[1:]  # its counterexample ran already (confirm_findings)
+        if not bindings:
+            continue
+        try:
+            static = _core.probe(report.path, [_spec(b) for b in bindings])
+        except ValueError:
+            continue
+        failing = [(b, r["at"]["inputs"]) for b, r in zip(bindings, static)
+                   if r["breaks"] and (r["at"].get("failing_node") or {}).get("name") == node
+                   and not r["at"].get("input_contract")]
+        for binding, shapes in failing[:LIMIT_RUNS]:
             ort, eager = runner.run(shapes, SEED + 3)
-            if eager.error or not ort.error or ort.internal or ort.node != node:
+            if eager.error or not ort.error or ort.internal or not _runs.at_node(ort, node):
                 continue
+            moved = sorted(s for s in binding if binding[s] != centre[s])
             promote(report, finding, dict(binding=binding, inputs=shapes,
                                           **compare_run(ort, eager)),
-                    "%s=%d" % (symbol, binding[symbol]))
+                    ", ".join("%s=%d" % (s, binding[s]) for s in moved))
             break
 
 
@@ -362,7 +384,7 @@ def promote(report, finding, row, sizes):
                              "inputs": row["inputs"], "failing_node": None,
                              "failure": row["detail"],
                              "node_fails": row["detail"].startswith("ONNX Runtime fails"),
-                             "outputs": []},
+                             "input_contract": False, "outputs": []},
                    {"verdict": CONFIRMED, "inputs": row["inputs"],
                     "detail": "at %s: %s" % (sizes, row["detail"])})
 
