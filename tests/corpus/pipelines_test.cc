@@ -128,14 +128,15 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
 
 TEST_CASE(
     "libraries' own export paths, held-out and fused pipelines, unseen, fresh, blind, sealed, "
-    "veiled, cloaked, shrouded, obscured and masked modules: the files name no machine's files",
+    "veiled, cloaked, shrouded, obscured, masked and hidden modules: the files name no machine's "
+    "files",
     "[corpus][pipelines]") {
   // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
   // relative to the repository or from site-packages/ on (torch2_runs.scrub_paths,
   // portable_text): an absolute one would be the generating machine's.
   for (const fs::path& file :
        DirectoryFiles({"library", "unseen", "fresh", "blind", "sealed", "veiled", "cloaked",
-                       "shrouded", "obscured", "masked", "pipes", "fused"})) {
+                       "shrouded", "obscured", "masked", "hidden", "pipes", "fused"})) {
     INFO(file.filename().string());
     const std::string text = testing::ReadFile(file);
     // Absolute prefixes, and this checkout's own path (a file regenerated here).
