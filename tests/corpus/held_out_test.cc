@@ -189,6 +189,21 @@ constexpr double kMinMaskedFlaggedWithExportDims = 0.61;
 constexpr int kMaxMaskedWarnedHealthy = 1;
 constexpr int kMaxMaskedWarnedHealthyWithExportDims = 2;
 
+// The hidden modules (tests/corpus/hidden), every one held out, built as the masked ones after
+// them, in idioms of speech synthesis and vocoders, reinforcement learning and control, and
+// medical and remote-sensing imaging, by an author who read none of the linter's rules, docs or
+// output, each module's code, `why` and family final before the linter first ran on it: the
+// same four scores, each floor just below the count measured (docs/ground-truth.md, "Hidden
+// modules"). Measured 6 and 10 of 21 breaking files with an error alone and told, 11 and 14 with
+// an error or a warning.
+constexpr double kMinHiddenRecall = 0.28;
+constexpr double kMinHiddenRecallWithExportDims = 0.47;
+constexpr double kMinHiddenFlagged = 0.52;
+constexpr double kMinHiddenFlaggedWithExportDims = 0.66;
+// Healthy hidden files with a warning: one alone, two told (docs/ground-truth.md).
+constexpr int kMaxHiddenWarnedHealthy = 1;
+constexpr int kMaxHiddenWarnedHealthyWithExportDims = 2;
+
 // KNOWN FAILURES: healthy unseen files with an error, as measured when the corpus was first
 // linted, each checked in docs/ground-truth.md ("Unseen modules"). A list of known failures, not
 // an exclusion: they are counted apart, a new one fails the test, and how many of the listed
@@ -205,13 +220,15 @@ const std::set<std::string> kUnseenUnconfirmedCounterexamples = {};
 const std::set<std::string> kFreshKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking fresh files with an error none of whose counterexamples the stored
-// runs confirm (ONNX Runtime failing or differing from eager there). The MobileViT patches
-// viewed with int() sizes break at even sizes other than 8 x 10 (the labels), but every SL002
-// counterexample has an odd H or W, where eager fails too (the 2 x 2 patches need even sizes).
-const std::set<std::string> kFreshUnconfirmedCounterexamples = {
-    "mobilevit_patches_int.dynamo.onnx",
-    "mobilevit_patches_int.ts.onnx",
-};
+// runs confirm (ONNX Runtime failing or differing from eager there). None now. The MobileViT
+// patches viewed with int() sizes were the two: they break at even sizes other than 8 x 10, and
+// every SL002 counterexample had an odd H or W, where eager fails too (the 2 x 2 patches need
+// even sizes). The height now moves by the 2 after the count of its view ([b * c * 4, 2, 5, 2]
+// splits H last, lint/granule.h), and by no more for the floor of the flattened count, whose
+// remainder a step of H keeps (b * c * W = 80, a multiple of its 20): at 10 x 10 ONNX Runtime
+// fails and eager runs. On the dynamo file a second SL002 said the trailing 2 of that view was
+// the width (10 at the export): it holds a size of the export only where it equals it.
+const std::set<std::string> kFreshUnconfirmedCounterexamples = {};
 
 // KNOWN FAILURES: healthy blind files with an error, as measured when the corpus was first
 // linted, each checked against the stored runs in docs/ground-truth.md ("Blind modules"). Counted
@@ -316,19 +333,47 @@ const std::set<std::string> kObscuredRewrittenByOptimizer = {
 const std::set<std::string> kMaskedKnownFalseErrors = {};
 
 // KNOWN FAILURES: breaking masked files with an error none of whose counterexamples the stored
-// runs confirm, as first measured. Each is an SL005 on the TorchScript export, whose inputs name
-// every axis apart: the counterexample moves one input's size where another input must keep the
-// same one (NeRF's densities against their colours, SimCLR's two views, LayoutLM's boxes
-// against their four coordinates), and eager PyTorch fails there too. The labels' own runs show
-// each file breaking where eager runs (at 1 x 4 samples, batch 3, a page of 16 x 12). And the
-// SL002 on Pix2Struct's patches viewed to (b, 3, rows, 2, cols, 2), rows and cols of the export's
-// grid: its counterexample moves the 3 channels, which the module writes and eager refuses too,
-// where the grid breaks at other aspect ratios (3 x 8 x 8: a wrong shape).
+// runs confirm. As first measured there were four. Three were SL005s on TorchScript exports,
+// whose inputs name every axis apart: the counterexample moved one input's size where another
+// input must keep the same one, and eager PyTorch failed there too. Two of them left once a
+// counterexample told the export sizes moved a size with the other inputs' sizes equal to it
+// there on the same axis (GraphEvaluator::PeersOf): NeRF's densities with their colours, SimCLR's
+// two views. LayoutLM's SL005 is left: the four coordinates of its boxes meet a constant of 4 page
+// scales, and only they move (eager fails there too); its break is in the scales' values, which
+// shapes do not show (the labels' runs give wrong values at a page of 16 x 12). And the SL002 on
+// Pix2Struct's patches viewed to (b, 3, rows, 2, cols, 2), rows and cols of the export's grid: its
+// counterexample moves the 3 channels, which the module writes and eager refuses too, where the
+// grid breaks at other aspect ratios (3 x 8 x 8: a wrong shape).
 const std::set<std::string> kMaskedUnconfirmedCounterexamples = {
     "layoutlm_bbox_scale_tensor_floats.ts.onnx",
-    "nerf_render_python_sample_count.ts.onnx",
     "pix2struct_patch_grid_math_sqrt.ts.onnx",
-    "simclr_ntxent_eye_python_batch.ts.onnx",
+};
+
+// KNOWN FAILURES: healthy hidden files with an error, as first measured, alone and told. Each
+// error is on a literal the module writes and a trained weight after it needs anyway, so eager
+// PyTorch fails at every counterexample too: the Decision Transformer's left padding
+// new_zeros(b, 5 - t, 4) of its 4 state features (and 2 action and 1 return features) against
+// the inputs' feature axes, which TorchScript declares dynamic and a Linear(4, 8) reads after
+// the Concat (SL005); QMIX's states.reshape(-1, 6) and agent_qs.view(-1, 1, 3), 6 state features
+// into Linear(6, 12) and 3 agents against the hypernetwork's view(-1, 3, 4) (SL002). The graph
+// cannot tell these literals from a size the trace read off the example; that a weight reads
+// the same axis with the same size is the evidence it has not used yet.
+const std::set<std::string> kHiddenKnownFalseErrors = {
+    "decision_transformer_left_pad_history.dynamo.onnx",
+    "decision_transformer_left_pad_history.ts.onnx",
+    "qmix_mixer_hypernet_fixed_agents.dynamo.onnx",
+    "qmix_mixer_hypernet_fixed_agents.ts.onnx",
+};
+
+// KNOWN FAILURES: breaking hidden files with an error none of whose counterexamples the stored
+// runs confirm, as first measured. CleanRL's GAE loops over reversed(range(T)) of the rewards'
+// length: SL007's counterexamples move the rewards' T alone (or the dones', or the values'),
+// where eager fails too, since every input has the same T; the finding names one of the three,
+// so its counterexample does not move the others with it (GraphEvaluator::PeersOf moves only
+// the symbols a finding names). The labels' runs show both files breaking where eager runs.
+const std::set<std::string> kHiddenUnconfirmedCounterexamples = {
+    "ppo_gae_reversed_python_loop.dynamo.onnx",
+    "ppo_gae_reversed_python_loop.ts.onnx",
 };
 
 TEST_CASE("unseen modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
@@ -536,6 +581,30 @@ TEST_CASE("masked modules: every family is there, every module held out", "[corp
   CheckHeldOutFamilies("masked",
                        {"OCR and document models", "self-supervised and contrastive learning",
                         "scientific and structure models"},
+                       9);
+}
+
+TEST_CASE("hidden modules: only the listed false errors, recall floors", "[corpus][pipelines]") {
+  // Every module is held out, and was linted only once its code, why and family were final
+  // (docs/ground-truth.md, "Hidden modules").
+  CheckHeldOutScores("hidden",
+                     {kMinHiddenRecall, kMinHiddenRecallWithExportDims, kMinHiddenFlagged,
+                      kMinHiddenFlaggedWithExportDims, kMaxHiddenWarnedHealthy,
+                      kMaxHiddenWarnedHealthyWithExportDims},
+                     kHiddenKnownFalseErrors);
+}
+
+TEST_CASE("hidden modules: the errors' counterexamples on breaking files run as stated",
+          "[corpus][pipelines]") {
+  // export_hidden.py stores them.
+  CheckCounterexamplesConfirmed("hidden", kHiddenUnconfirmedCounterexamples);
+}
+
+TEST_CASE("hidden modules: every family is there, every module held out", "[corpus][pipelines]") {
+  // 10 modules a family, 9 or 10 of them with a file.
+  CheckHeldOutFamilies("hidden",
+                       {"speech synthesis and vocoders", "reinforcement learning and control",
+                        "medical and remote-sensing imaging"},
                        9);
 }
 

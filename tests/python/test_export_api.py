@@ -97,7 +97,7 @@ class ExportApiTest(unittest.TestCase):
 # The corpora of modules never used to tune the linter, each recorded by
 # `check_export_api.py --family NAME` into tests/corpus/NAME/export_api.json.
 HELD_OUT = ("unseen", "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded", "obscured",
-            "masked")
+            "masked", "hidden")
 
 # Healthy by their labels, but the dynamic check found sizes where ONNX Runtime and eager
 # PyTorch disagree, each checked by hand on both sides: the labels ran no such size.
@@ -109,10 +109,16 @@ LABELS_MISSED = {
 }
 
 
-# The shape-visible dynamo breaks export() gives no error. min_side_pad_branch reflect-pads maps
-# whose shorter side is below 16, taken at 8 x 10: the graph differs only where both sides are
-# 16 or more, and every probe keeps the shorter side below 16.
-DYNAMO_MISSED = ["fresh/min_side_pad_branch.dynamo.onnx"]
+# The shape-visible dynamo breaks export() gives no error: none. min_side_pad_branch was the
+# last: it reflect-pads maps whose shorter side is below 16, taken at 8 x 10, so the graph
+# differs only where both sides are 16 or more, which every probe near the export size kept
+# below, until the dynamic check ran every size doubled too (16 x 20).
+DYNAMO_MISSED = [
+    # The hidden modules' recurrent PPO zips its sequences into chunks of a Python loop's
+    # length; torch.export recorded the specialization (SL011), a warning, and no run near the
+    # export sizes breaks where the runs of the labels do. Blind, as first measured.
+    "hidden/recurrent_ppo_sequence_zip_loop.dynamo.onnx",
+]
 
 
 # The healthy exports export() leaves a warning on, each checked by hand against the severity
@@ -132,25 +138,31 @@ HEALTHY_WARNED = {
     # SwAV's Sinkhorn divides by int() sizes whose factors cancel: torch.export's record of a
     # specialized size nothing in the graph uses (SL011).
     "masked/swav_sinkhorn_python_k_and_b.dynamo.onnx",
+    # The hidden modules, blind, as first measured. Errors whose counterexample PyTorch refuses
+    # too, on literals the module writes that a weight after them needs anyway (the Decision
+    # Transformer's padding of its 4 state features, QMIX's view of its 3 agents and 6 state
+    # features): the source shares the limit.
+    "hidden/decision_transformer_left_pad_history.dynamo.onnx",
+    "hidden/decision_transformer_left_pad_history.ts.onnx",
+    "hidden/qmix_mixer_hypernet_fixed_agents.dynamo.onnx",
+    "hidden/qmix_mixer_hypernet_fixed_agents.ts.onnx",
+    # torch.export's record of a size (len(priorities)) nothing in the graph uses (SL011); and
+    # SL007 on a CT volume resampled to the module's own 4 x 8 x 8 grid, the export's sizes, a
+    # hypothesis the runs did not refute (the sizes one step on agree, as a fixed grid does).
+    "hidden/per_importance_weights_buffer_len.dynamo.onnx",
+    "hidden/ct_volume_resample_fixed_grid.ts.onnx",
 }
 
 
 # The shape-visible breaks export() reports with neither an error nor a warning (the issue asks
-# for one of the two on every such break): where no probe near the export size goes.
-VISIBLE_SILENT = {
-    # A threshold far from the example: maps taller than 32 rows resized (exported at 8), a
-    # branch taken below 12 rows, a pad only where both sides are below 16 (8 x 10), a pooling
-    # stride of round(T / 16) that changes from T = 24 (12), a Python loop over range(0, T, 4)
-    # that grows a fourth chunk from T = 13 (10).
-    "unseen/downscale_large_branch.ts.onnx", "unseen/upscale_small_branch.ts.onnx",
-    "fresh/min_side_pad_branch.dynamo.onnx", "fresh/min_side_pad_branch.ts.onnx",
-    "masked/md_coarse_grain_round_stride.ts.onnx", "cloaked/chunked_prefill_range_loop.ts.onnx",
-    # A relation among inputs the probes keep: query and key heads (int(Hq) // int(Hkv)), a
-    # pattern against the length it tiles, a skip against the map cropped or resized to it.
-    "fresh/gqa_repeat_int.ts.onnx", "blind/tile_math_ceil.ts.onnx",
-    "blind/unet_negpad_crop_int.ts.onnx", "sealed/crop_to_common_zip_min.ts.onnx",
-    "veiled/unet_skip_shape_mismatch_branch.ts.onnx",
-}
+# for one of the two on every such break): one, a threshold far from the example. It resizes
+# maps taller than 32 rows, exported at 8: no probe near the export size goes there, nor do the
+# sizes doubled (16). Ten more were here until the dynamic check ran every size doubled (a
+# branch below 12 rows, a pad where both sides are below 16, a stride of round(T / 16) from
+# T = 24, a fourth chunk from T = 13), and the limit runs moved each size of a relation among
+# inputs alone (query heads twice the key heads, a pattern against the length it tiles, a skip
+# against the map cropped or resized to it).
+VISIBLE_SILENT = {"unseen/downscale_large_branch.ts.onnx"}
 
 
 def visible(label):
@@ -205,12 +217,12 @@ class HeldOutExportApiTest(unittest.TestCase):
         self.assertEqual(warned, HEALTHY_WARNED)
 
     def test_nine_in_ten_dynamo_breaks_get_an_error(self):
-        # The issue's mark, on the shape-visible breaks of the dynamo exports: 69 of 70.
+        # The issue's mark, on the shape-visible breaks of the dynamo exports: 76 of 77.
         breaks = [n for n, r in self.judged.items() if n.endswith(".dynamo.onnx")
                   and self.labels[n]["breaks"] and visible(self.labels[n])]
         missed = [n for n in breaks if not any(f.endswith(":error")
                                                for f in self.judged[n]["findings"])]
-        self.assertEqual(len(breaks), 70)
+        self.assertEqual(len(breaks), 77)
         self.assertEqual(sorted(missed), DYNAMO_MISSED)
 
     def test_shape_visible_breaks_with_neither_error_nor_warning(self):
