@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+
 namespace shapelint::lint {
 namespace {
 
@@ -24,32 +27,36 @@ void Merge(absl::flat_hash_map<std::string, int64_t>& into, const std::string& s
   g = g == 0 ? std::min(granule, kMaxGranule + 1) : CappedLcm(g, granule);
 }
 
-// What `e` moves by when `symbol` moves by 1 at `at`, where `e` is linear in it (every term
-// holds it at most once, as a bare factor: B*C*H*W / 20 in H); nullopt otherwise (a square, the
-// symbol inside a floor, a min or a max) or where `e` cannot be evaluated there.
-std::optional<int64_t> LinearStep(const sym::Expr& e, const std::string& symbol,
-                                  const sym::Binding& at) {
+// What `e` moves by when each symbol it is linear in moves by 1 at `at` (every term holds the
+// symbol at most once, as a bare factor: B*C*H*W / 20 in each of them), by symbol; a symbol
+// squared, or inside a floor, a min or a max, has none, nor does one where `e` cannot be
+// evaluated. `e` is read once for all its symbols.
+absl::flat_hash_map<std::string, int64_t> LinearSteps(const sym::Expr& e, const sym::Binding& at) {
+  absl::flat_hash_map<std::string, int64_t> steps;
+  absl::flat_hash_set<std::string> nonlinear;
   for (const sym::TermParts& term : sym::Decompose(e).terms) {
     for (const auto& [atom, exponent] : term.factors) {
       if (atom.kind == sym::AtomParts::Kind::kSymbol) {
-        if (atom.symbol == symbol && exponent != 1) return std::nullopt;
+        if (exponent != 1) nonlinear.insert(atom.symbol);
         continue;
       }
       for (const sym::Expr& arg : atom.args) {
-        const std::vector<std::string> inside = arg.Symbols();
-        if (std::find(inside.begin(), inside.end(), symbol) != inside.end()) return std::nullopt;
+        for (const std::string& inside : arg.Symbols()) nonlinear.insert(inside);
       }
     }
   }
-  const std::optional<int64_t> size = at.Get(symbol);
-  if (!size) return std::nullopt;
-  sym::Binding moved = at;
-  moved.Set(symbol, *size + 1);
-  const std::optional<int64_t> here = e.Evaluate(at), there = e.Evaluate(moved);
-  if (!here || !there) return std::nullopt;
-  int64_t step = 0;
-  if (__builtin_sub_overflow(*there, *here, &step)) return std::nullopt;
-  return step;
+  const std::optional<int64_t> here = e.Evaluate(at);
+  if (!here) return steps;
+  for (const std::string& symbol : e.Symbols()) {
+    const std::optional<int64_t> size = at.Get(symbol);
+    if (nonlinear.contains(symbol) || !size) continue;
+    sym::Binding moved = at;
+    moved.Set(symbol, *size + 1);
+    const std::optional<int64_t> there = e.Evaluate(moved);
+    int64_t step = 0;
+    if (there && !__builtin_sub_overflow(*there, *here, &step)) steps[symbol] = step;
+  }
+  return steps;
 }
 
 }  // namespace
@@ -73,13 +80,14 @@ const Granules::BySymbol& Granules::Walk(const sym::Expr& e) const {
           // may move by 1 there, where a stride-2 window's (H - 1) / 2 needs 2.
           const sym::Expr& numerator = atom.args.front();
           const BySymbol& inner = Walk(numerator);
+          const absl::flat_hash_map<std::string, int64_t> linear = LinearSteps(numerator, witness_);
           for (const std::string& s : numerator.Symbols()) {
             const auto in = inner.find(s);
             const int64_t g = in == inner.end() ? 1 : in->second;
             int64_t divisor = atom.divisor;
-            if (const std::optional<int64_t> c = LinearStep(numerator, s, witness_);
-                c && *c != 0 && *c != std::numeric_limits<int64_t>::min()) {
-              divisor /= std::gcd(divisor, *c < 0 ? -*c : *c);
+            if (const auto c = linear.find(s); c != linear.end() && c->second != 0 &&
+                                               c->second != std::numeric_limits<int64_t>::min()) {
+              divisor /= std::gcd(divisor, c->second < 0 ? -c->second : c->second);
             }
             Merge(out, s, g > kMaxGranule || divisor > kMaxGranule ? kMaxGranule + 1 : divisor * g);
           }

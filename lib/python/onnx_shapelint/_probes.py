@@ -178,8 +178,11 @@ def aligned_peers(centre, dims):
     """{symbol: the symbols that move with it in a counterexample}: those of other inputs with
     its size in `centre` on the same axis, counted from the front or from the back (`dims`,
     {input: its dims in order}), as the linter's own counterexamples move them
-    (GraphEvaluator::PeersOf). Narrower than `peers`: a counterexample shows one break, and a
-    batch of 2 that happens to equal 2 key heads moved with them shows what PyTorch refuses."""
+    (GraphEvaluator::PeersOf), but for a size of 1, which moves with its peers here: the
+    counterexamples leave a batch of one alone (two matrices of one row each share no role),
+    the limits' runs move every input's batch of one to two. Narrower than `peers`: a limit's
+    run shows one break, and a batch of 2 that happens to equal 2 key heads moved with them
+    shows what PyTorch refuses."""
     places = {}
     for name, ds in dims.items():
         for i, d in enumerate(ds):
@@ -212,11 +215,8 @@ def size_steps(model, centre):
 
 def input_symbols(model):
     """{input name: its symbolic dims in order}; {} where the file cannot be read."""
-    try:
-        return {i["name"]: [d for d in i["dims"] or [] if isinstance(d, str)]
-                for i in _core.inputs(model)}
-    except (ValueError, OSError):
-        return {}
+    return {name: [d for d in dims if isinstance(d, str)]
+            for name, dims in input_dims(model).items()}
 
 
 def _in_input_order(inputs, centre):

@@ -201,15 +201,15 @@ def confirm_limits(report, runner, centre):
         # move them: the batch of the queries moved without the keys' shows only what PyTorch
         # refuses too.
         symbols = [s for s in finding.get("symbols") or [] if s in centre]
-        bindings = [(finding.get("counterexample") or {}).get("binding")]
+        tried = (finding.get("counterexample") or {}).get("binding")  # ran (confirm_findings)
+        bindings = []
         for step in LIMIT_STEPS:
             for s in symbols:
                 if centre[s] + step < 1:
                     continue
                 b = dict(centre, **{t: centre[t] + step for t in together.get(s, set()) | {s}})
-                if b not in bindings:
+                if b != tried and b not in bindings:
                     bindings.append(b)
-        bindings = bindings[1:]  # its counterexample ran already (confirm_findings)
         if not bindings:
             continue
         try:
