@@ -177,12 +177,11 @@ def peers(centre, inputs):
 def aligned_peers(centre, dims):
     """{symbol: the symbols that move with it in a counterexample}: those of other inputs with
     its size in `centre` on the same axis, counted from the front or from the back (`dims`,
-    {input: its dims in order}), as the linter's own counterexamples move them
-    (GraphEvaluator::PeersOf), but for a size of 1, which moves with its peers here: the
-    counterexamples leave a batch of one alone (two matrices of one row each share no role),
-    the limits' runs move every input's batch of one to two. Narrower than `peers`: a limit's
-    run shows one break, and a batch of 2 that happens to equal 2 key heads moved with them
-    shows what PyTorch refuses."""
+    {input: its dims in order}), the rule of the linter's own counterexamples
+    (GraphEvaluator::PeersOf). Those move only the peers among the sizes a finding names, and
+    none of a size that more than 64 symbols share; a limit's run moves every peer. Narrower
+    than `peers`: a limit's run shows one break, and a batch of 2 that happens to equal 2 key
+    heads moved with them shows what PyTorch refuses."""
     places = {}
     for name, ds in dims.items():
         for i, d in enumerate(ds):
