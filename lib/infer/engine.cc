@@ -83,7 +83,9 @@ struct Scope {
 
 class Propagator : public SubgraphRunner {
  public:
-  Propagator(const ir::Model& model, Inference& out) : model_(model), out_(out) {}
+  Propagator(const ir::Model& model, Inference& out,
+             const std::vector<ElementOverride>* overrides = nullptr)
+      : model_(model), out_(out), overrides_(overrides) {}
 
   void Run() {
     const ir::Graph& g = model_.graph();
@@ -242,6 +244,24 @@ class Propagator : public SubgraphRunner {
     for (ir::ValueId id : input_ids) {
       inputs.push_back(id == ir::kNoValue ? nullptr : scope.Find(id));
     }
+    // Overridden copies live until the node is inferred.
+    std::deque<TensorFact> overridden;
+    if (overrides_ != nullptr && scope.graph == out_.graph) {
+      for (const ElementOverride& o : *overrides_) {
+        if (o.node != index || o.input < 0 || o.input >= static_cast<int>(inputs.size()) ||
+            inputs[o.input] == nullptr) {
+          continue;
+        }
+        const TensorFact& given = *inputs[o.input];
+        if (!given.values || o.element < 0 ||
+            o.element >= static_cast<int64_t>(given.values->size())) {
+          continue;
+        }
+        overridden.push_back(given);
+        (*overridden.back().values)[o.element] = Element{o.value, kNoOrigin};
+        inputs[o.input] = &overridden.back();
+      }
+    }
     // An output of unknown rank computed from one of ambiguous rank (an If whose branches
     // disagree, torch's squeeze of a dynamic dim) is ambiguous too: a declaration would pick
     // one of the alternatives.
@@ -374,6 +394,7 @@ class Propagator : public SubgraphRunner {
 
   const ir::Model& model_;
   Inference& out_;
+  const std::vector<ElementOverride>* overrides_ = nullptr;  // a counterfactual run's
   AttributeScratch attribute_scratch_;
   int depth_ = 0;
   // The scope each graph is being inferred in, for subgraphs to reach their outer values.
@@ -437,6 +458,12 @@ void AddEngineNote(Inference& inference, EngineNote note) {
 Inference Infer(const ir::Model& model) {
   Inference result;
   Propagator(model, result).Run();
+  return result;
+}
+
+Inference Infer(const ir::Model& model, const std::vector<ElementOverride>& overrides) {
+  Inference result;
+  Propagator(model, result, &overrides).Run();
   return result;
 }
 

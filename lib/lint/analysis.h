@@ -186,6 +186,13 @@ class Analysis {
 
   NodeRef Ref(const ir::Graph& graph, int node) const { return RefTo(graph, node); }
 
+  // An evaluator of `other`, an inference of this model made otherwise (a counterfactual run of
+  // the engine, lint/repair_check.h), that evaluates it as this analysis evaluates its own.
+  // `other` must outlive it.
+  GraphEvaluator EvaluatorOf(const infer::Inference& other) const {
+    return GraphEvaluator(model_, other, symbols_, solution_, recorded_);
+  }
+
  private:
   bool RunsOtherwise(const Pin& pin, std::map<std::vector<std::string>, bool>& by_symbols) const;
   absl::flat_hash_set<const infer::Requirement*> FindReportedThroughCauses() const;

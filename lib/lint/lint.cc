@@ -19,6 +19,7 @@
 #include "lint/analysis.h"
 #include "lint/declared_dims.h"
 #include "lint/recorded_sizes.h"
+#include "lint/repair_check.h"
 #include "lint/rule.h"
 #include "lint/run_records.h"
 #include "lint/selection.h"
@@ -221,6 +222,9 @@ absl::StatusOr<std::vector<Finding>> RunRules(const ir::Model& given, const Lint
     const absl::Span<const Finding> added(findings.data() + before, findings.size() - before);
     if (auto st = CheckLevels(*rule, added); !st.ok()) return st;
   }
+  // Every rule's errors are tried against their repair together (lint/repair_check.h): the
+  // policy maps what that finds as it maps every rule's evidence.
+  CheckRepairs(analysis, findings);
   // Runs recorded in the model settle severities the same way wherever the file is linted.
   ApplyRunRecords(ReadRunRecords(analysis.model()), findings);
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

@@ -226,10 +226,12 @@ class Tracer {
     auto c = r.rhs.AsConstant();
     if (!c) c = r.lhs.AsConstant();
     // A size of 1 is a broadcast's or a squeeze's; where sizes must be equal (the axes a Concat
-    // does not join, an RNN's initial state against the batch, which does not broadcast) it is
-    // a size like any other, a batch of one baked into a class token or a folded zero state.
-    const bool equal_sizes =
-        r.kind == infer::RequirementKind::kConcatDim || infer::IsOperandEquality(r);
+    // does not join, an RNN's initial state against the batch, a contraction's features, none
+    // of which broadcasts) it is a size like any other, a batch of one baked into a class token,
+    // a folded zero state, a Linear(1, 8).
+    const bool equal_sizes = r.kind == infer::RequirementKind::kConcatDim ||
+                             r.kind == infer::RequirementKind::kInnerDim ||
+                             infer::IsOperandEquality(r);
     if (!c || *c < 1 || (*c == 1 && !equal_sizes)) return none;
     const ir::Graph& g = *r.graph;
     const auto& node = g.node(r.node);
@@ -255,7 +257,12 @@ class Tracer {
       // axes of other operands (an LSTM's weights are [1, 4H, D]): only the operand holding it
       // on the requirement's axis is its source.
       if (!HasConstantDim(inference_.Find(in), *c)) continue;
-      if (*c == 1 && r.axis >= 0 && !HasConstantAt(inference_.Find(in), r.axis, 1)) continue;
+      // (A contraction's axis differs by operand, and `axis` is the first's: there the operand
+      // with a constant 1 anywhere is taken.)
+      if (*c == 1 && r.axis >= 0 && r.kind != infer::RequirementKind::kInnerDim &&
+          !HasConstantAt(inference_.Find(in), r.axis, 1)) {
+        continue;
+      }
       LiteralSource src = SourceOf(g, in, *c, 0);
       if (src.kind == LiteralSource::Kind::kNone) continue;
       src.consumer = r.node;

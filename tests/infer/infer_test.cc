@@ -4,6 +4,7 @@
 #include <string>
 #include <tuple>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "infer/infer_fixture.h"
 #include "shapelint/infer/engine.h"
@@ -420,6 +421,46 @@ g (float[N,3,H,W] x, float[3] b) => (float[N,3,H,W] y) {
                  6);
   CHECK(r.Shape("y") == "[N, 3, H, W]");
   CHECK(r.inference.requirements.empty());
+}
+
+}  // namespace
+}  // namespace shapelint::infer
+
+namespace shapelint::infer {
+namespace {
+
+TEST_CASE("an override changes what one node reads of a literal, and nothing else", "[infer]") {
+  // The same Constant [-1, 6] is read by two Reshapes; the counterfactual run makes only the
+  // first read its 6 as f (lint/repair_check.h: the literal made to follow the input's dim).
+  const std::string graph = R"(
+g (float[T,B,f] x) => (float[n,f] y, float[m,6] z) {
+  t = Constant <value = int64[2] {-1, 6}> ()
+  y = Reshape (x, t)
+  z = Reshape (x, t)
+})";
+  auto r = Infer(graph);
+  CHECK(r.Shape("y") == "[floor(B*T*f / 6), 6]");
+  Run over{std::move(r.model), {}};
+  over.inference = shapelint::infer::Infer(*over.model, {{1, 1, 1, sym::Expr::Symbol("f")}});
+  CHECK(over.Shape("y") == "[B*T, f]");
+  CHECK(over.Shape("z") == "[floor(B*T*f / 6), 6]");
+  CHECK(over.Values("t") == "{-1, 6}");
+  // The overridden read divides the element count by f (which always holds), the other by 6.
+  std::vector<std::string> divisors;
+  for (const Requirement& q : over.inference.requirements) {
+    if (q.kind == RequirementKind::kReshapeCount) {
+      divisors.push_back(absl::StrCat(q.node, ": ", q.rhs.ToString()));
+    }
+  }
+  CHECK(divisors == std::vector<std::string>{"1: f", "2: 6"});
+  // An override past the values, or of an input that has none tracked, is ignored.
+  Run past{
+      ir::LoadModelFromBytes("<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph, "test.onnxtxt")
+          .value(),
+      {}};
+  past.inference = shapelint::infer::Infer(
+      *past.model, {{1, 1, 5, sym::Expr::Symbol("f")}, {1, 0, 0, sym::Expr::Symbol("f")}});
+  CHECK(past.Shape("y") == "[floor(B*T*f / 6), 6]");
 }
 
 }  // namespace

@@ -57,11 +57,25 @@ inline constexpr int64_t kNewestModelledOpset = 28;
 // Adds `note` to `inference` unless kMaxEngineNotes are already there.
 void AddEngineNote(Inference& inference, EngineNote note);
 
+// One element of a main-graph node's integer input read as another value: what a
+// counterfactual run of the engine asks ("what if this literal followed the input's size?").
+// An override of an input whose values are not tracked, or of an element past their end, is
+// ignored.
+struct ElementOverride {
+  int node = -1;
+  int input = -1;
+  int64_t element = -1;
+  sym::Expr value;
+};
+
 // Runs propagation over the main graph. Never fails: what it cannot model stays unknown.
 // The result holds expressions (sym::Expr): built inside a sym::InternScope, they are valid only
 // while that scope lives, so the caller keeps the scope open for every use of the result;
 // outside any scope they go to the process-wide table, which is never freed.
 Inference Infer(const ir::Model& model);
+// The same, with `overrides` applied to what their nodes read (the facts of the values
+// themselves, and of every other reader, stay as the graph has them).
+Inference Infer(const ir::Model& model, const std::vector<ElementOverride>& overrides);
 
 }  // namespace shapelint::infer
 
