@@ -226,11 +226,12 @@ class Tracer {
     auto c = r.rhs.AsConstant();
     if (!c) c = r.lhs.AsConstant();
     // A size of 1 is a broadcast's or a squeeze's; where sizes must be equal (the axes a Concat
-    // does not join, an RNN's initial state against the batch, a contraction's features, none
-    // of which broadcasts) it is a size like any other, a batch of one baked into a class token,
-    // a folded zero state, a Linear(1, 8).
+    // does not join, an RNN's initial state against the batch, a contraction's features, a
+    // convolution's channels, none of which broadcasts) it is a size like any other, a batch of
+    // one baked into a class token, a folded zero state, a Linear(1, 8), a Conv3d(1, 4, 3).
     const bool equal_sizes = r.kind == infer::RequirementKind::kConcatDim ||
                              r.kind == infer::RequirementKind::kInnerDim ||
+                             r.kind == infer::RequirementKind::kChannels ||
                              infer::IsOperandEquality(r);
     if (!c || *c < 1 || (*c == 1 && !equal_sizes)) return none;
     const ir::Graph& g = *r.graph;

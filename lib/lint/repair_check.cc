@@ -245,6 +245,18 @@ void CheckRepairs(const Analysis& analysis, std::vector<Finding>& findings) {
     const infer::Requirement& r = *v.failure->requirement;
     f.evidence = Evidence::kDesign;
     ApplySeverityPolicy(f);
+    // Making the literal follow the input is no repair where the model needs the size anyway.
+    std::vector<std::string> held;
+    for (size_t k = 0; k < repair.follows.size(); ++k) {
+      held.push_back(absl::StrCat(repair.follows[k], " = ", repair.sizes[k]));
+    }
+    f.fix = absl::StrCat("declare ", absl::StrJoin(repair.follows, ", "), " static (",
+                         absl::StrJoin(held, ", "), "; drop ",
+                         repair.follows.size() > 1 ? "them" : "it",
+                         " from dynamic_axes / dynamic_shapes): the model needs that size after "
+                         "the literal too");
+    f.fix_it.reset();
+    f.unfixable = "the literal made to follow the input fails at the model's own size";
     const NodeRef at_node = analysis.Ref(*r.graph, r.node);
     f.notes.push_back(
         {absl::StrCat("with the literal made to follow ", absl::StrJoin(repair.follows, ", "),
