@@ -96,6 +96,17 @@ void ScoreModel(const fs::path& dir, const std::string& file, const json& label,
   for (std::string& e : ErrorsFalseAtExport(*model, findings, label["export_inputs"])) {
     false_at_export.push_back(absl::StrCat(file, " ", e));
   }
+  // Told the export sizes, the witness an error states holds them too. Alone, a witness of
+  // several sizes tied by a relation is the solver's (each range with the others there).
+  if (told) {
+    const std::map<std::string, int64_t> sizes = ExportSizes(*model, label["export_inputs"]);
+    for (const Finding& f : findings) {
+      if (f.severity != Severity::kError) continue;
+      for (std::string& e : WitnessLeavesOutExport(f, sizes)) {
+        false_at_export.push_back(absl::StrCat(file, " ", f.rule, " at ", f.node.name, ": ", e));
+      }
+    }
+  }
   std::vector<std::string> errors, warnings;
   bool each_error_says_source_may_share = true;
   for (const Finding& f : findings) {

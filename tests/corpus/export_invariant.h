@@ -7,7 +7,10 @@
 #define SHAPELINT_TESTS_CORPUS_EXPORT_INVARIANT_H_
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -67,6 +70,46 @@ inline std::vector<std::string> ErrorsFalseAtExport(const ir::Model& model,
         }
       }
     }
+  }
+  return out;
+}
+
+// The export size of every input symbol a graph input declares as a plain name (`x` axis 2
+// declared `s53`, exported at 8: s53 -> 8), from a label's `export_inputs`.
+inline std::map<std::string, int64_t> ExportSizes(const ir::Model& model,
+                                                  const nlohmann::json& export_inputs) {
+  std::map<std::string, int64_t> sizes;
+  for (const auto& input : model.graph().proto().input()) {
+    if (!export_inputs.contains(input.name())) continue;
+    const nlohmann::json& dims = export_inputs[input.name()];
+    const auto& shape = input.type().tensor_type().shape();
+    for (int i = 0; i < shape.dim_size() && i < static_cast<int>(dims.size()); ++i) {
+      const std::string& name = shape.dim(i).dim_param();
+      const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+      });
+      if (plain) sizes.emplace(name, dims[i].get<int64_t>());
+    }
+  }
+  return sizes;
+}
+
+// The symbols whose export size (`sizes`, ExportSizes) the witness `f` states leaves out: the
+// model ran there, so a finding told the export sizes that says it works only elsewhere states
+// a bake that does not hold at the export size. A residue class holds the sizes congruent to
+// its window (SymbolRange::congruent_from).
+inline std::vector<std::string> WitnessLeavesOutExport(
+    const Finding& f, const std::map<std::string, int64_t>& sizes) {
+  std::vector<std::string> out;
+  if (!f.witness) return out;
+  for (const SymbolRange& r : f.witness->ranges) {
+    auto it = sizes.find(r.symbol);
+    if (it == sizes.end()) continue;
+    const int64_t v = it->second;
+    const bool in_class = r.congruent_from && r.every && r.min && r.max && v >= *r.congruent_from &&
+                          ((v - *r.min) % *r.every + *r.every) % *r.every <= *r.max - *r.min;
+    const bool inside = in_class || ((!r.min || *r.min <= v) && (!r.max || v <= *r.max));
+    if (!inside) out.push_back(absl::StrCat(r.symbol, "=", v, " outside the witness"));
   }
   return out;
 }

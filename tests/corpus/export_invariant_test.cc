@@ -45,5 +45,26 @@ TEST_CASE("export invariant: an error whose node fails at the export sizes too i
   CHECK(ErrorsFalseAtExport(**model, findings, nlohmann::json::parse(R"({"z": [5]})")).empty());
 }
 
+TEST_CASE("export invariant: a witness that leaves out the export size is reported", "[corpus]") {
+  auto model = ir::LoadModelFromBytes(kModel, "m.onnxtxt");
+  REQUIRE(model.ok());
+  const std::map<std::string, int64_t> at5 =
+      ExportSizes(**model, nlohmann::json::parse(R"({"x": [5]})"));
+  CHECK(at5 == std::map<std::string, int64_t>{{"n", 5}});
+  Finding f = ErrorFailingAtAdd();
+  f.witness = Witness{{SymbolRange{"n", 3, 3, 3}}, {}, "works only for n = 3"};
+  // "Works only for n = 3" of a model exported at n = 5, where it ran: not a bake of n.
+  CHECK(WitnessLeavesOutExport(f, at5) == std::vector<std::string>{"n=5 outside the witness"});
+  CHECK(WitnessLeavesOutExport(f, {{"n", 3}}).empty());
+  // A residue class (a multiple of 4 from 4 on) holds 8 and leaves out 6.
+  f.witness->ranges[0] = SymbolRange{"n", 4, 4, 4, 4, 4};
+  CHECK(WitnessLeavesOutExport(f, {{"n", 8}}).empty());
+  CHECK(WitnessLeavesOutExport(f, {{"n", 6}}).size() == 1);
+  // Unbounded above: every larger size is inside.
+  f.witness->ranges[0] = SymbolRange{"n", 3, 3, std::nullopt};
+  CHECK(WitnessLeavesOutExport(f, {{"n", 50}}).empty());
+  CHECK(WitnessLeavesOutExport(f, {{"n", 2}}).size() == 1);
+}
+
 }  // namespace
 }  // namespace shapelint::lint

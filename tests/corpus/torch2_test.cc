@@ -123,42 +123,6 @@ const json* StoredVerdict(const json& label,
 
 // The export size of each input symbol the model's inputs name plainly (dim_param "s77"), from
 // the label's export inputs.
-std::map<std::string, int64_t> ExportSizes(const ir::Model& model, const json& label) {
-  std::map<std::string, int64_t> sizes;
-  for (const auto& input : model.graph().proto().input()) {
-    if (!label["export_inputs"].contains(input.name())) continue;
-    const json& dims = label["export_inputs"][input.name()];
-    const auto& shape = input.type().tensor_type().shape();
-    for (int i = 0; i < shape.dim_size() && i < static_cast<int>(dims.size()); ++i) {
-      const std::string& name = shape.dim(i).dim_param();
-      const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-      });
-      if (plain) sizes.emplace(name, dims[i].get<int64_t>());
-    }
-  }
-  return sizes;
-}
-
-// Witness ranges that leave out the size the model was exported at: the model ran there.
-void CheckWitnessHoldsExportSizes(const std::string& file, const Finding& f,
-                                  const std::map<std::string, int64_t>& sizes, Score& score) {
-  if (!f.witness) return;
-  for (const SymbolRange& r : f.witness->ranges) {
-    auto it = sizes.find(r.symbol);
-    if (it == sizes.end()) continue;
-    const int64_t v = it->second;
-    // A residue class holds the sizes congruent to its window (SymbolRange::congruent_from).
-    const bool in_class = r.congruent_from && r.every && r.min && r.max && v >= *r.congruent_from &&
-                          ((v - *r.min) % *r.every + *r.every) % *r.every <= *r.max - *r.min;
-    const bool inside = in_class || ((!r.min || *r.min <= v) && (!r.max || v <= *r.max));
-    if (!inside) {
-      score.witness_without_export.push_back(
-          absl::StrCat(file, " ", f.rule, " ", r.symbol, "=", it->second, " outside the witness"));
-    }
-  }
-}
-
 // Counterexamples at sizes outside the ranges torch.export recorded (a symbol it specialized to
 // one size excepted: that is the finding), other than a design range's, which shows the size
 // past the bound on purpose.
@@ -187,12 +151,16 @@ void ScoreModel(const std::string& file, const json& label, bool with_export_dim
     options.export_dims = ProbeSpec{{}, RunInputs(label["export_inputs"]), {}, 0, 0};
   auto findings = Lint(**model, options);
   REQUIRE(findings.ok());
-  const std::map<std::string, int64_t> export_sizes = ExportSizes(**model, label);
+  const std::map<std::string, int64_t> export_sizes = ExportSizes(**model, label["export_inputs"]);
   const std::map<std::string, ExportRange> ranges = ExportRanges(**model);
   for (const Finding& f : *findings) CheckCounterexampleWithinRanges(file, f, ranges, score);
   // Known to the linter only when told (and for the sizes torch.export specialized).
   if (with_export_dims) {
-    for (const Finding& f : *findings) CheckWitnessHoldsExportSizes(file, f, export_sizes, score);
+    for (const Finding& f : *findings) {
+      for (std::string& e : WitnessLeavesOutExport(f, export_sizes)) {
+        score.witness_without_export.push_back(absl::StrCat(file, " ", f.rule, " ", e));
+      }
+    }
   }
   for (std::string& e : ErrorsFalseAtExport(**model, *findings, label["export_inputs"])) {
     score.false_at_export.push_back(absl::StrCat(file, " ", e));
