@@ -72,7 +72,7 @@ TEST_CASE("class truth: a residue class a finding states holds every size ONNX R
   int classes = 0, checked = 0;
   for (const char* corpus : {"exports", "torch2", "post", "third", "library", "classes", "unseen",
                              "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded",
-                             "obscured", "masked", "hidden", "pipes", "fused"}) {
+                             "obscured", "masked", "hidden", "covert", "pipes", "fused"}) {
     const fs::path dir = fs::path(SHAPELINT_SOURCE_DIR) / "tests" / "corpus" / corpus;
     const json truth = json::parse(testing::ReadFile(dir / "ground_truth.json"));
     Tally t;

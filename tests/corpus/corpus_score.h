@@ -66,10 +66,10 @@ void CheckHeldOutScores(const std::string& corpus, const HeldOutFloors& floors,
                         const std::set<std::string>& known_false_errors);
 
 // Every module of `corpus` is held out, and each of `families` has `min_modules` modules with a
-// file at least, with 5 breaking files (what should fire) and 5 healthy (the lookalikes that
-// must stay silent).
+// file at least, with `min_breaking` breaking files (what should fire) and 5 healthy (the
+// lookalikes that must stay silent).
 void CheckHeldOutFamilies(const std::string& corpus, const std::vector<std::string>& families,
-                          int min_modules = 10);
+                          int min_modules = 10, int min_breaking = 5);
 
 // The labels of a held-out corpus store each error's counterexample run on ONNX Runtime and
 // eager PyTorch (torch2_runs.confirm): on a breaking file, one at least must show ONNX Runtime

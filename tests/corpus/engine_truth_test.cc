@@ -2,7 +2,7 @@
 // ONNX Runtime ran each corpus model at, equals the shape ONNX Runtime computed for it.
 //
 // tools/models/intermediate_shapes.py ran every model of tests/corpus/{torch,exports,torch2,third,
-// library,post,unseen,fresh,blind,sealed,veiled,cloaked,shrouded,obscured,masked,hidden,classes}
+// library,post,unseen,fresh,blind,sealed,veiled,cloaked,shrouded,obscured,masked,hidden,covert,classes}
 // with every value of its main graph exposed as an output, at the export size and at up to three
 // other sizes of its labels, and stored the shapes (intermediate_shapes.json beside each
 // corpus). A known dim that differs is a defect of the engine: the target, and the test, is
@@ -247,6 +247,12 @@ TEST_CASE("engine truth: hidden modules, every value's shape as ONNX Runtime's",
           "[corpus][engine-truth]") {
   // A tenth, linted only once its code, why and family were final.
   Report("hidden", CheckCorpus("hidden"), 0.9);
+}
+
+TEST_CASE("engine truth: covert modules, every value's shape as ONNX Runtime's",
+          "[corpus][engine-truth]") {
+  // An eleventh, linted only once its code, why and family were final.
+  Report("covert", CheckCorpus("covert"), 0.9);
 }
 
 TEST_CASE("engine truth: recall classes, every value's shape as ONNX Runtime's",

@@ -121,7 +121,7 @@ TEST_CASE("never silent: where the engine sees the graph fail, lint has a findin
           "[corpus][never-silent]") {
   for (const char* corpus : {"exports", "torch2", "post", "third", "library", "classes", "unseen",
                              "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded",
-                             "obscured", "masked", "hidden", "pipes", "fused"}) {
+                             "obscured", "masked", "hidden", "covert", "pipes", "fused"}) {
     const Tally t = CheckCorpus(corpus);
     WARN(corpus << ": " << t.models << " models, " << t.runs << " label runs, " << t.failing
                 << " where the engine sees a node fail; " << t.step_runs

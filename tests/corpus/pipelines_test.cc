@@ -128,7 +128,7 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
 
 TEST_CASE(
     "libraries' own export paths, held-out and fused pipelines, unseen, fresh, blind, sealed, "
-    "veiled, cloaked, shrouded, obscured, masked and hidden modules: the files name no machine's "
+    "veiled, cloaked, shrouded, obscured, masked, hidden and covert modules: the files name no machine's "
     "files",
     "[corpus][pipelines]") {
   // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
@@ -136,7 +136,7 @@ TEST_CASE(
   // portable_text): an absolute one would be the generating machine's.
   for (const fs::path& file :
        DirectoryFiles({"library", "unseen", "fresh", "blind", "sealed", "veiled", "cloaked",
-                       "shrouded", "obscured", "masked", "hidden", "pipes", "fused"})) {
+                       "shrouded", "obscured", "masked", "hidden", "covert", "pipes", "fused"})) {
     INFO(file.filename().string());
     const std::string text = testing::ReadFile(file);
     // Absolute prefixes, and this checkout's own path (a file regenerated here).
