@@ -97,7 +97,7 @@ class ExportApiTest(unittest.TestCase):
 # The corpora of modules never used to tune the linter, each recorded by
 # `check_export_api.py --family NAME` into tests/corpus/NAME/export_api.json.
 HELD_OUT = ("unseen", "fresh", "blind", "sealed", "veiled", "cloaked", "shrouded", "obscured",
-            "masked", "hidden")
+            "masked", "hidden", "covert")
 
 # Healthy by their labels, but the dynamic check found sizes where ONNX Runtime and eager
 # PyTorch disagree, each checked by hand on both sides: the labels ran no such size.
@@ -114,6 +114,11 @@ LABELS_MISSED = {
 # differs only where both sides are 16 or more, which every probe near the export size kept
 # below, until the dynamic check ran every size doubled too (16 x 20).
 DYNAMO_MISSED = [
+    # The covert modules' Video-ChatGPT pads its temporal tokens with zeros(100 - t, c) only in a
+    # branch `if padding_size > 0`, exported at 6 frames; the graph keeps the pad and breaks past
+    # 100 frames. torch.export recorded the range its branch guarded (SL014) and the dynamic
+    # check saw a difference it could not settle (ST002), warnings both. Blind, first measured.
+    "covert/videochatgpt_pad_branch.dynamo.onnx",
     # The hidden modules' recurrent PPO zips its sequences into chunks of a Python loop's
     # length; torch.export recorded the specialization (SL011), a warning, and no run near the
     # export sizes breaks where the runs of the labels do. Blind, as first measured.
@@ -147,6 +152,13 @@ HEALTHY_WARNED = {
     # grid too: the runs refute it since the Conv3d(1, ...)'s weight holds the channels at 1
     # (SL004's witness), where the sizes doubled had doubled them and PyTorch refused.
     "hidden/per_importance_weights_buffer_len.dynamo.onnx",
+    # The covert modules, blind, as first measured. pytorch-fm's FFM adds its numpy field
+    # offsets to the field axis (both exporters) and VideoMAE a fixed table of 8 tokens after its
+    # own check that images are 8 x 8: SL005's errors, whose counterexamples PyTorch refuses too
+    # (the source shares the limit). NAFNet's TLC pooling takes min() of its configured kernel
+    # and the size: the dynamic check's difference at a size it could not settle (ST002).
+    "covert/ffm_fixed_field_offsets.dynamo.onnx", "covert/ffm_fixed_field_offsets.ts.onnx",
+    "covert/videomae_tubelet_size_check.dynamo.onnx", "covert/nafnet_tlc_min_kernel.dynamo.onnx",
 }
 
 
@@ -158,7 +170,13 @@ HEALTHY_WARNED = {
 # T = 24, a fourth chunk from T = 13), and the limit runs moved each size of a relation among
 # inputs alone (query heads twice the key heads, a pattern against the length it tiles, a skip
 # against the map cropped or resized to it).
-VISIBLE_SILENT = {"unseen/downscale_large_branch.ts.onnx"}
+VISIBLE_SILENT = {
+    "unseen/downscale_large_branch.ts.onnx",
+    # Video-ChatGPT pads its temporal tokens to 100 frames in a branch on the frame count:
+    # TorchScript's graph keeps the pad the example (6 frames) took, which breaks past 100, far
+    # from every size tried near the export. Blind (covert), as first measured.
+    "covert/videochatgpt_pad_branch.ts.onnx",
+}
 
 
 def visible(label):
@@ -213,12 +231,13 @@ class HeldOutExportApiTest(unittest.TestCase):
         self.assertEqual(warned, HEALTHY_WARNED)
 
     def test_nine_in_ten_dynamo_breaks_get_an_error(self):
-        # The issue's mark, on the shape-visible breaks of the dynamo exports: 76 of 77.
+        # The issue's mark, on the shape-visible breaks of the dynamo exports: 81 of 83 (76 of 77
+        # before covert, which adds 5 of 6).
         breaks = [n for n, r in self.judged.items() if n.endswith(".dynamo.onnx")
                   and self.labels[n]["breaks"] and visible(self.labels[n])]
         missed = [n for n in breaks if not any(f.endswith(":error")
                                                for f in self.judged[n]["findings"])]
-        self.assertEqual(len(breaks), 77)
+        self.assertEqual(len(breaks), 83)
         self.assertEqual(sorted(missed), DYNAMO_MISSED)
 
     def test_shape_visible_breaks_with_neither_error_nor_warning(self):
