@@ -505,6 +505,13 @@ def exports(e):
 ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
 
+def exports_scrubbed(e):
+    """exports(e), with memory addresses dropped from the notes: a refused export's message can
+    name a function by its address, which changes from run to run."""
+    for name, exporter, model, notes in exports(e):
+        yield name, exporter, model, [ADDRESS.sub(">", n) for n in notes]
+
+
 def scrub_addresses(model):
     """Drops the memory addresses the exporter prints into node metadata ('<function sym_min at
     0x7f...>' in a class hierarchy), which change from run to run."""
