@@ -128,7 +128,8 @@ TEST_CASE("libraries' own export paths: no false errors, few warnings", "[corpus
 
 TEST_CASE(
     "libraries' own export paths, held-out and fused pipelines, unseen, fresh, blind, sealed, "
-    "veiled, cloaked, shrouded, obscured, masked, hidden and covert modules: the files name no machine's "
+    "veiled, cloaked, shrouded, obscured, masked, hidden and covert modules: the files name no "
+    "machine's "
     "files",
     "[corpus][pipelines]") {
   // Stack traces in the dynamo files' metadata and export errors in the labels hold paths
