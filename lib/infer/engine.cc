@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -85,7 +86,10 @@ class Propagator : public SubgraphRunner {
  public:
   Propagator(const ir::Model& model, Inference& out,
              const std::vector<ElementOverride>* overrides = nullptr)
-      : model_(model), out_(out), overrides_(overrides) {}
+      : model_(model), out_(out) {
+    if (overrides == nullptr) return;
+    for (const ElementOverride& o : *overrides) overrides_[o.node].push_back(&o);
+  }
 
   void Run() {
     const ir::Graph& g = model_.graph();
@@ -244,22 +248,24 @@ class Propagator : public SubgraphRunner {
     for (ir::ValueId id : input_ids) {
       inputs.push_back(id == ir::kNoValue ? nullptr : scope.Find(id));
     }
-    // Overridden copies live until the node is inferred.
-    std::deque<TensorFact> overridden;
-    if (overrides_ != nullptr && scope.graph == out_.graph) {
-      for (const ElementOverride& o : *overrides_) {
-        if (o.node != index || o.input < 0 || o.input >= static_cast<int>(inputs.size()) ||
-            inputs[o.input] == nullptr) {
+    // Overridden copies live until the node is inferred; reserved, so that the pointers to
+    // them stay valid. Empty (and never allocated) outside a counterfactual run.
+    std::vector<TensorFact> overridden;
+    if (auto it = overrides_.find(index); it != overrides_.end() && scope.graph == out_.graph) {
+      overridden.reserve(it->second.size());
+      for (const ElementOverride* o : it->second) {
+        if (o->input < 0 || o->input >= static_cast<int>(inputs.size()) ||
+            inputs[o->input] == nullptr) {
           continue;
         }
-        const TensorFact& given = *inputs[o.input];
-        if (!given.values || o.element < 0 ||
-            o.element >= static_cast<int64_t>(given.values->size())) {
+        const TensorFact& given = *inputs[o->input];
+        if (!given.values || o->element < 0 ||
+            o->element >= static_cast<int64_t>(given.values->size())) {
           continue;
         }
         overridden.push_back(given);
-        (*overridden.back().values)[o.element] = Element{o.value, kNoOrigin};
-        inputs[o.input] = &overridden.back();
+        (*overridden.back().values)[o->element] = Element{o->value, kNoOrigin};
+        inputs[o->input] = &overridden.back();
       }
     }
     // An output of unknown rank computed from one of ambiguous rank (an If whose branches
@@ -394,7 +400,8 @@ class Propagator : public SubgraphRunner {
 
   const ir::Model& model_;
   Inference& out_;
-  const std::vector<ElementOverride>* overrides_ = nullptr;  // a counterfactual run's
+  // A counterfactual run's overrides, by the main-graph node that reads them.
+  absl::flat_hash_map<int, std::vector<const ElementOverride*>> overrides_;
   AttributeScratch attribute_scratch_;
   int depth_ = 0;
   // The scope each graph is being inferred in, for subgraphs to reach their outer values.
