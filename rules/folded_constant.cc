@@ -9,6 +9,7 @@
 // consumer). The repairs are in folded_constant_fix.cc.
 #include <algorithm>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,40 @@
 
 namespace shapelint::lint {
 namespace {
+
+// The values of an integer vector, when they follow no size: three or more known integers that
+// are neither one fill, nor a progression (positions 0, 1, ..., 0, 4, 8, ... from torch.arange of
+// a size), nor a mask of 0s and 1s. Field offsets (0, 3, 7) of a factorization machine's
+// configuration, held by the module as a numpy array, are such values; torch.arange(int(x.size(1)))
+// made in forward is not.
+std::optional<std::string> ValuesOfNoSize(const infer::TensorFact* fact) {
+  if (fact == nullptr || !fact->values || fact->values->size() < 3 || !fact->shape) {
+    return std::nullopt;
+  }
+  // A vector: a mask, an eye or a grid made at the example's size spans two axes.
+  int long_axes = 0;
+  for (const sym::MaybeExpr& d : *fact->shape) {
+    if (!d || !d->AsConstant()) return std::nullopt;
+    long_axes += *d->AsConstant() > 1 ? 1 : 0;
+  }
+  if (long_axes != 1) return std::nullopt;
+  std::vector<int64_t> v;
+  for (const infer::Element& e : *fact->values) {
+    const std::optional<int64_t> c = e.value ? e.value->AsConstant() : std::nullopt;
+    if (!c) return std::nullopt;
+    v.push_back(*c);
+  }
+  bool progression = true;
+  for (size_t i = 2; i < v.size() && progression; ++i) {
+    progression = v[i] - v[i - 1] == v[1] - v[0];
+  }
+  // Nor a mask of 0s and 1s (a length mask, a flag per position).
+  const bool mask = std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0 || x == 1; });
+  if (progression || mask) return std::nullopt;
+  constexpr size_t kShown = 8;
+  std::vector<int64_t> shown(v.begin(), v.begin() + std::min(v.size(), kShown));
+  return absl::StrCat("[", absl::StrJoin(shown, ", "), v.size() > kShown ? ", ..." : "", "]");
+}
 
 // True when `name` is what an exporter calls a lookup's output: TorchScript names a Gather
 // node's ".../Gather_2_output_0", torch.export an embedding's "embedding" or "embedding_3". An
@@ -200,6 +235,21 @@ class FoldedConstant : public Rule {
                           "', and the optimizer folded it from none (its folded_from record): "
                           "forward built it from the example's size, and eager PyTorch builds it "
                           "again for each input"),
+             std::nullopt});
+      } else if (const std::optional<std::string> values =
+                     float_table || !src.values.empty()
+                         ? std::nullopt
+                         : ValuesOfNoSize(analysis.inference().FindIn(*src.graph, src.name))) {
+        // Integers that are no positions of a size: the module's configuration (offsets,
+        // ids), held as a buffer or array, fold to the same literal as a table made in forward.
+        f.notes.push_back(
+            {absl::StrCat("the table's values ", *values,
+                          " are no positions, fill or mask: if the module holds them "
+                          "for its configuration (a buffer or an array, such as field offsets), "
+                          "the PyTorch module accepts only this size as well, and eager PyTorch "
+                          "fails at the counterexample too; if forward built them from the "
+                          "example's size, only the export does. A run of the module settles "
+                          "which"),
              std::nullopt});
       } else if (float_table) {
         // Any other float table: prior boxes or a position table the module holds for its

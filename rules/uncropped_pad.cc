@@ -14,6 +14,10 @@
 // so this is a hypothesis (a warning by the severity policy). SL010 leaves these relations to
 // this rule (lint/padding.h).
 //
+// Where the padded tensor reaches a graph output with no view on the way (Video Swin crops back
+// only `if pad_r > 0`), nothing fails: the output's axis is the input's size at a multiple and
+// the padded size elsewhere. Same evidence, same hypothesis.
+//
 // Claims: nothing; it reads the requirements no rule reports through a cause, as SL010 does
 // (Analysis::ReportedThroughCauses).
 #include <set>
@@ -22,6 +26,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/granule.h"
 #include "lint/padding.h"
 #include "lint/requirements.h"
 #include "lint/rule.h"
@@ -62,6 +67,7 @@ class UncroppedPadRule : public Rule {
       reported.insert({r.graph, r.node});
       out.push_back(Report(analysis, r, symbols, *pad, std::move(*failure)));
     }
+    CheckOutputs(analysis, out);
   }
 
  private:
@@ -72,6 +78,154 @@ class UncroppedPadRule : public Rule {
     for (const Bound& b : analysis.bounds()) claimed.insert(b.requirement);
     for (const Pin& p : analysis.design_pins()) claimed.insert(p.requirement);
     return claimed;
+  }
+
+  // A graph output that returns the padded size: Video Swin pads D, H and W to multiples of its
+  // window and crops back only `if pad_d1 > 0 or pad_r > 0 or pad_b > 0`; traced at multiples,
+  // nothing crops, nothing fails, and the output is W padded up where eager returns W. An axis
+  // that is an input's size at the witness and grows past it a size or a few on, where a Pad on
+  // the way grows and does not at the witness, while every node runs there.
+  void CheckOutputs(const Analysis& analysis, std::vector<Finding>& out) const {
+    const ir::Graph& g = analysis.model().graph();
+    bool pads = false;
+    for (int i = 0; i < g.num_nodes() && !pads; ++i) pads = g.node(i).op_type() == "Pad";
+    if (!pads) return;
+    // One binding for every try, each size set and put back: a model with an output of rank
+    // 10,000 has as many symbols, and a copy per axis would be quadratic.
+    sym::Binding scratch = analysis.witness();
+    for (const auto& o : g.proto().output()) {
+      const infer::TensorFact* fact = analysis.inference().FindIn(g, o.name());
+      const int producer = g.Producer(o.name());
+      if (fact == nullptr || !fact->shape || producer < 0) continue;
+      for (size_t axis = 0; axis < fact->shape->size(); ++axis) {
+        const sym::MaybeExpr& dim = (*fact->shape)[axis];
+        if (!dim || dim->AsConstant()) continue;
+        for (const std::string& s : dim->Symbols()) {
+          const std::optional<int64_t> base = SizeKept(analysis, *dim, s, scratch);
+          if (!base) continue;
+          if (std::optional<Finding> f =
+                  PaddedOutput(analysis, producer, o.name(), axis, *dim, s, *base, scratch)) {
+            out.push_back(std::move(*f));
+            return;  // one per model: every output of the block shares the pad
+          }
+        }
+      }
+    }
+  }
+
+  // A size of `symbol` at which `dim` is that size, the others at the witness: its export size
+  // where known (a multiple, where nothing was padded), else the first from the witness on
+  // within a granule's reach (the witness itself may be padded: the model runs everywhere).
+  // `at` holds the witness, and does again on return.
+  static std::optional<int64_t> SizeKept(const Analysis& analysis, const sym::Expr& dim,
+                                         const std::string& symbol, sym::Binding& at) {
+    const std::optional<int64_t> from = at.Get(symbol);
+    if (!from || *from > (int64_t{1} << 40)) return std::nullopt;
+    std::vector<int64_t> tries;
+    if (const std::optional<int64_t> e = analysis.example().Get(symbol)) tries.push_back(*e);
+    for (int64_t size = *from; size <= *from + kMaxGranule; ++size) tries.push_back(size);
+    const std::vector<std::string> others = dim.Symbols();
+    std::optional<int64_t> kept_at;
+    for (const int64_t size : tries) {
+      at.Set(symbol, size);
+      if (dim.Evaluate(at) != size) continue;
+      // The axis is the size itself, not a count that meets it there (a batch of 2 times 2 rows
+      // of windows times ceil(W / 4) windows is W at W = 12): moving another symbol keeps it.
+      bool kept = true;
+      for (const std::string& other : others) {
+        const std::optional<int64_t> v = at.Get(other);
+        if (other == symbol || !v || *v > (int64_t{1} << 40)) {
+          kept = kept && other == symbol;
+          continue;
+        }
+        at.Set(other, *v + 1);
+        kept = kept && dim.Evaluate(at) == size;
+        at.Set(other, *v);
+      }
+      if (kept) {
+        kept_at = size;
+        break;
+      }
+    }
+    at.Set(symbol, *from);
+    return kept_at;
+  }
+
+  // `at` holds the witness, and does again on return.
+  std::optional<Finding> PaddedOutput(const Analysis& analysis, int producer,
+                                      const std::string& output, size_t axis, const sym::Expr& dim,
+                                      const std::string& symbol, int64_t size,
+                                      sym::Binding& at) const {
+    const ir::Graph& g = analysis.model().graph();
+    const int64_t witness_size = *at.Get(symbol);
+    std::optional<int64_t> grows_at;
+    for (int64_t step = 1; step <= kNearby && !grows_at; ++step) {
+      at.Set(symbol, size + step);
+      const std::optional<int64_t> there = dim.Evaluate(at);
+      if (!there || *there < size + step) break;
+      if (*there > size + step) grows_at = size + step;
+    }
+    at.Set(symbol, witness_size);
+    if (!grows_at) return std::nullopt;
+    // Rare from here on (an axis that grows past its size): copies are fine.
+    sym::Binding holds = at;
+    holds.Set(symbol, size);
+    sym::Binding moved = at;
+    moved.Set(symbol, *grows_at);
+    const std::optional<int64_t> there = dim.Evaluate(moved);
+    if (!there) return std::nullopt;
+    const std::optional<UncroppedPad> pad = PadGrowingBefore(analysis, g, producer, holds, moved);
+    if (!pad) return std::nullopt;
+    Counterexample c = analysis.Evaluate(moved);
+    if (c.node_fails) return std::nullopt;
+    const std::string padded = std::string(g.node(pad->pad_node).output(0));
+    c.failing_node = analysis.Ref(g, producer);
+    c.failure = absl::StrCat("output '", output, "' axis ", axis, " is ", *there, " for ", symbol,
+                             " = ", *grows_at, ": the size padded up, which nothing crops back");
+    Finding f = FindingAt(
+        analysis, g, producer, Evidence::kHypothesis,
+        absl::StrCat("output '", output, "' axis ", axis, " is ", dim.ToString(kMaxExprText), ": ",
+                     symbol, " where ", symbol, " = ", size, ", and ", symbol,
+                     " padded up to a multiple at other sizes (the Pad making '", padded,
+                     "'); nothing in the graph crops the padding back"));
+    f.symbols = {symbol};
+    // Every size runs; what holds only at some is the output's size. No residue class
+    // (SymbolRange::congruent_from) is stated: the model does not fail outside it.
+    Witness w;
+    w.ranges.push_back({symbol, size, size, size, std::nullopt});
+    for (int64_t k = 2; k <= kMaxGranule; ++k) {
+      moved.Set(symbol, size + k);
+      if (dim.Evaluate(moved) == size + k) {
+        w.ranges.back().every = k;
+        break;
+      }
+    }
+    w.summary =
+        w.ranges.back().every
+            ? (size % *w.ranges.back().every == 0
+                   ? absl::StrCat("returns ", symbol, " unpadded only where it is a multiple of ",
+                                  *w.ranges.back().every)
+                   : absl::StrCat("returns ", symbol, " unpadded only where it is ", size,
+                                  " plus a multiple of ", *w.ranges.back().every))
+            : absl::StrCat("returns ", symbol, " unpadded at ", symbol, " = ", size);
+    f.witness = std::move(w);
+    f.counterexample = std::move(c);
+    f.notes.push_back(
+        {absl::StrCat("the Pad making '", padded, "' pads by ", pad->grown_by,
+                      " at the counterexample and by 0 at ", symbol, " = ", size,
+                      ": the model pads to a "
+                      "multiple (of a window, a patch) and eager PyTorch crops the padding off "
+                      "before it returns, in a branch on a size (`if pad_r > 0:`) that the "
+                      "trace, at a multiple, did not take; a model that returns the padded map "
+                      "on purpose does so in eager PyTorch too"),
+         analysis.Ref(g, pad->pad_node)});
+    f.fix = absl::StrCat(
+        "crop the padding back unconditionally before returning (x[..., :H, :W] also when "
+        "nothing was padded: the trace then records it), or serve and profile ",
+        symbol, " at the sizes the witness gives");
+    f.unfixable =
+        "the crop eager PyTorch applies is not in the graph, and where it cuts is not recorded";
+    return f;
   }
 
   Finding Report(const Analysis& analysis, const infer::Requirement& r,

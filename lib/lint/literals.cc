@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "lint/requirements.h"
+#include "lint/tensor_values.h"
 
 namespace shapelint::lint {
 namespace {
@@ -85,6 +86,25 @@ bool NamedAsConstantOutput(absl::string_view name) {
   return absl::ConsumePrefix(&last, "_output_") && digits() && last.empty();
 }
 
+// True when an initializer holds 0s and 1s and both: a mask made at the example's length
+// (torch.arange(max_len) < lens, folded by dynamo into [1, 1, 16] of ten 1s and six 0s), which no
+// training leaves behind. A freshly initialized norm's weight of all 1s (or bias of all 0s) holds
+// one value only and stays a parameter.
+bool IsMask(const LiteralSource& src) {
+  if (src.graph == nullptr || src.node >= 0) return false;
+  const ONNX_NAMESPACE::TensorProto* t = src.graph->Initializer(src.name);
+  constexpr int64_t kMaxMaskElements = 1 << 16;
+  if (t == nullptr) return false;
+  const absl::StatusOr<TensorValues> v = ReadTensorValues(*t, kMaxMaskElements);
+  if (!v.ok()) return false;
+  bool zero = false, one = false;
+  for (const double x : v->values) {
+    if (x != 0.0 && x != 1.0) return false;
+    (x == 0.0 ? zero : one) = true;
+  }
+  return zero && one;
+}
+
 // True when a float initializer that `failing` meets is a trained parameter (Kind::kWeight).
 bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& failing,
                         const std::map<std::string, int64_t>& specialized,
@@ -134,7 +154,7 @@ bool IsTrainedParameter(const LiteralSource& src, const infer::Requirement& fail
   // dims on a broadcast ([1, T, D], [T, T]) is not.
   int sized = 0;
   for (int64_t d : src.dims) sized += d > 1 ? 1 : 0;
-  return sized <= 1;
+  return sized <= 1 && !IsMask(src);
 }
 
 // A literal that sizes an op through its values (Expand's target, Tile's repeats, Split's

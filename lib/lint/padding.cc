@@ -1,6 +1,8 @@
 #include "lint/padding.h"
 
 #include <deque>
+#include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 
@@ -36,7 +38,138 @@ std::optional<UncroppedPad> GrowsThere(const Analysis& analysis, const ir::Graph
   return std::nullopt;
 }
 
+// What `pad` adds along `axis`, where both its amounts there are literals; nullopt otherwise
+// (opset 11's pads input only: the attribute of older opsets is no trace's).
+std::optional<int64_t> LiteralAmount(const Analysis& analysis, const ir::Graph& graph,
+                                     const ir::Node& pad, size_t axis, size_t rank) {
+  if (pad.input_size() < 2) return std::nullopt;
+  const infer::TensorFact* pads = analysis.inference().FindIn(graph, pad.input(1));
+  if (pads == nullptr || !pads->values || pads->values->size() != 2 * rank) return std::nullopt;
+  int64_t amount = 0;
+  for (const size_t i : {axis, axis + rank}) {
+    const infer::Element& e = (*pads->values)[i];
+    const infer::Origin* origin = analysis.inference().OriginOf(e.origin);
+    const std::optional<int64_t> v = e.value ? e.value->AsConstant() : std::nullopt;
+    if (!v || *v < 0 || origin == nullptr || !origin->IsLiteral()) return std::nullopt;
+    amount += *v;
+  }
+  return amount;
+}
+
+// The size of another axis of a Pad whose amount the graph computes from it (no literal) and
+// that it grows to a multiple of `k` at the witness and a size on: what code that pads to a
+// window writes, k - h % k or (k - h % k) % k.
+std::optional<std::string> ComputedToMultiple(const Analysis& analysis, const infer::TensorFact& in,
+                                              const infer::TensorFact& pads, size_t axis,
+                                              int64_t k) {
+  const size_t rank = in.shape->size();
+  for (size_t other = 0; other < rank; ++other) {
+    if (other == axis) continue;
+    const sym::MaybeExpr& dim = (*in.shape)[other];
+    const sym::MaybeExpr& begin = (*pads.values)[other].value;
+    const sym::MaybeExpr& end = (*pads.values)[other + rank].value;
+    const sym::MaybeExpr grown = sym::Add(dim, sym::Add(begin, end));
+    const sym::MaybeExpr amount = sym::Add(begin, end);
+    if (!dim || !grown || !amount || amount->AsConstant() || dim->AsConstant()) continue;
+    const std::vector<std::string> symbols = dim->Symbols();
+    if (symbols.size() != 1) continue;
+    sym::Binding at = analysis.witness();
+    bool multiple = true;
+    for (int step = 0; step < 2 && multiple; ++step) {
+      const std::optional<int64_t> g = grown->Evaluate(at);
+      const std::optional<int64_t> s = at.Get(symbols[0]);
+      multiple = g && s && *g % k == 0;
+      if (multiple) at.Set(symbols[0], *s + 1);
+    }
+    if (multiple) return dim->ToString();
+  }
+  return std::nullopt;
+}
+
+// The nodes upstream of `node` in `graph`, nearest first, at most kMaxNodesWalked.
+template <typename Visit>
+void WalkUp(const ir::Graph& graph, int node, Visit visit) {
+  std::deque<int> queue;
+  absl::flat_hash_set<int> seen;
+  const ir::Node start = graph.node(node);
+  for (int i = 0; i < start.input_size(); ++i) {
+    const int producer = graph.Producer(start.input(i));
+    if (producer >= 0 && seen.insert(producer).second) queue.push_back(producer);
+  }
+  for (int walked = 0; !queue.empty() && walked < kMaxNodesWalked; ++walked) {
+    const ir::Node n = graph.node(queue.front());
+    queue.pop_front();
+    if (visit(n)) return;
+    for (int i = 0; i < n.input_size(); ++i) {
+      const int producer = graph.Producer(n.input(i));
+      if (producer >= 0 && seen.insert(producer).second) queue.push_back(producer);
+    }
+  }
+}
+
 }  // namespace
+
+std::optional<UncroppedPad> PadGrowingBefore(const Analysis& analysis, const ir::Graph& graph,
+                                             int node, const sym::Binding& holds,
+                                             const sym::Binding& fails) {
+  std::optional<UncroppedPad> grown;
+  WalkUp(graph, node, [&](const ir::Node& n) {
+    if (n.op_type() == "Pad") grown = GrowsThere(analysis, graph, n, holds, fails);
+    return grown.has_value();
+  });
+  return grown;
+}
+
+std::optional<PadToResidue> LiteralPadToResidue(const Analysis& analysis,
+                                                const infer::Requirement& requirement,
+                                                const Witness& classes) {
+  const infer::Requirement& r = requirement;
+  if (r.graph == nullptr || r.node < 0) return std::nullopt;
+  const ir::Graph& graph = *r.graph;
+  // Sizes, not arithmetic near int64's limits: a larger shift or amount is no remainder.
+  constexpr int64_t kLargest = int64_t{1} << 40;
+  std::optional<PadToResidue> found;
+  WalkUp(graph, r.node, [&](const ir::Node& n) {
+    if (n.op_type() != "Pad" || n.input_size() < 2) return false;
+    const infer::TensorFact* in = analysis.inference().FindIn(graph, n.input(0));
+    const infer::TensorFact* pads = analysis.inference().FindIn(graph, n.input(1));
+    if (in == nullptr || !in->shape || pads == nullptr || !pads->values) return false;
+    const size_t rank = in->shape->size();
+    if (pads->values->size() != 2 * rank) return false;
+    for (size_t axis = 0; axis < rank && !found; ++axis) {
+      const sym::MaybeExpr& dim = (*in->shape)[axis];
+      const std::optional<int64_t> amount = LiteralAmount(analysis, graph, n, axis, rank);
+      if (!dim || !amount || *amount > kLargest) continue;
+      for (const SymbolRange& c : classes.ranges) {
+        if (!c.every || *c.every < 2 || !c.congruent_from || !c.min || c.min != c.max) continue;
+        const int64_t k = *c.every;
+        const int64_t residue = ((*c.min % k) + k) % k;
+        const sym::MaybeExpr offset = sym::Sub(dim, sym::Expr::Symbol(c.symbol));
+        const std::optional<int64_t> shift = offset ? offset->AsConstant() : std::nullopt;
+        if (!shift || *shift > kLargest || *shift < -kLargest ||
+            (((residue + *shift + *amount) % k) + k) % k != 0) {
+          continue;
+        }
+        if (residue != 0 && *amount > 0) {
+          found = PadToResidue{n.index(), c.symbol, *amount, k, residue, std::nullopt};
+          break;
+        }
+        // The multiples themselves, where the same Pad grows another axis to a multiple of k at
+        // every size by an amount computed from it (Real-ESRGAN's 2 - h % 2 under `if h % 2`):
+        // this axis' literal is the branch the trace did not take.
+        if (residue == 0) {
+          if (std::optional<std::string> other =
+                  ComputedToMultiple(analysis, *in, *pads, axis, k)) {
+            found = PadToResidue{n.index(), c.symbol, *amount, k, 0, *other};
+            break;
+          }
+        }
+      }
+    }
+    return found.has_value();
+  });
+  return found;
+}
 
 std::optional<UncroppedPad> PadNotCroppedBefore(const Analysis& analysis,
                                                 const infer::Requirement& requirement,

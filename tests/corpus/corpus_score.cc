@@ -278,6 +278,28 @@ void CheckHeldOutFamilies(const std::string& corpus, const std::vector<std::stri
   }
 }
 
+void CheckKnownFalseErrorsSayTheSourceMayShare(const std::string& corpus,
+                                               const std::set<std::string>& listed) {
+  const json truth = json::parse(testing::ReadFile(Dir(corpus) / "ground_truth.json"));
+  for (const std::string& file : listed) {
+    INFO(file);
+    REQUIRE(truth["models"].contains(file));
+    const json& label = truth["models"][file];
+    REQUIRE_FALSE(label["breaks"].get<bool>());
+    for (const bool told : {false, true}) {
+      INFO((told ? "told" : "alone"));
+      for (const Finding& f : LintFile(Dir(corpus) / file, label, told)) {
+        if (f.severity != Severity::kError) continue;
+        INFO(f.rule << ": " << f.message);
+        CHECK(std::any_of(f.notes.begin(), f.notes.end(), [](const Note& n) {
+          return absl::StrContains(n.message, "eager PyTorch fails at the counterexample too") &&
+                 absl::StrContains(n.message, "settles");
+        }));
+      }
+    }
+  }
+}
+
 void CheckCounterexamplesConfirmed(const std::string& corpus, const std::set<std::string>& listed,
                                    const std::set<std::string>& rewritten) {
   const json truth = json::parse(testing::ReadFile(Dir(corpus) / "ground_truth.json"));
