@@ -493,31 +493,18 @@ class BakedReshapeTarget : public Rule {
     const auto& n = g.node(node);
     const sym::MaybeExpr& dim = (*input.shape)[in_axis];
     auto symbol = dim ? dim->AsSymbol() : std::nullopt;
-    // The view back from windows (SwinIR's window_reverse with B = int(windows.shape[0] / ...))
-    // takes [B * h * w, ...] to [2, h, w, ..., -1]: the entries after the literal follow the
-    // input's own factors h and w, so the literal takes the place of the factor left, B. The
-    // engine may not cancel the product (a layer's features divide it by C, which a weight fixes),
-    // so the factor is read where the graph runs: at the witness and with B doubled, the first
-    // axis over the entries that follow is B.
+    // The view back from windows: the literal takes the place of a factor of a merged first
+    // axis (baked_reshape_target.h).
     std::string merged;
     std::string factor;
     if (!symbol && dim && target_axis == 0 && in_axis == 0) {
-      sym::MaybeExpr rest = sym::Expr::Constant(1);
-      for (size_t k = 1; k < target.values->size() && rest; ++k) {
-        const sym::MaybeExpr& v = (*target.values)[k].value;
-        if (!v || v->AsConstant()) break;
-        rest = sym::Mul(rest, v);
+      if (std::optional<baked_reshape_target::MergedFactor> m =
+              baked_reshape_target::FactorBeforeFollowingEntries(*dim, *target.values,
+                                                                 analysis.witness())) {
+        factor = std::move(m->symbol);
+        merged = std::move(m->rest);
+        symbol = factor;
       }
-      if (rest && !rest->AsConstant()) {
-        for (const std::string& s : dim->Symbols()) {
-          if (FactorAt(*dim, *rest, s, analysis.witness())) {
-            factor = s;
-            merged = rest->ToString();
-            break;
-          }
-        }
-      }
-      if (!factor.empty()) symbol = factor;
     }
     if (!symbol || !IsDeclaredDynamic(analysis, *symbol)) return std::nullopt;
     const infer::Element& entry = (*target.values)[target_axis];
@@ -586,29 +573,6 @@ class BakedReshapeTarget : public Rule {
                   "(H // 4 * W // 4)) instead of int() of a Python float, or pass the input's "
                   "own x.shape[0]; never pass int() of a size to view/reshape";
     return f;
-  }
-
-  // True when `whole` / `rest` is `symbol` at `at` and as `symbol`, then each symbol of `rest`,
-  // is doubled in turn: a size of 1 at the witness (one window) hides no factor that way.
-  static bool FactorAt(const sym::Expr& whole, const sym::Expr& rest, const std::string& symbol,
-                       const sym::Binding& at) {
-    std::vector<std::string> moves = {symbol};
-    for (std::string& s : rest.Symbols()) {
-      if (s != symbol) moves.push_back(std::move(s));
-    }
-    sym::Binding moved = at;
-    for (size_t step = 0; step <= moves.size(); ++step) {
-      const std::optional<int64_t> s = moved.Get(symbol);
-      const std::optional<int64_t> w = whole.Evaluate(moved);
-      const std::optional<int64_t> r = rest.Evaluate(moved);
-      if (!s || !w || !r || *r <= 0 || *s < 1 || *w != *s * *r) return false;
-      if (step == moves.size()) break;
-      // The factor first, then each of rest's symbols on top of the moves before it.
-      const std::optional<int64_t> m = moved.Get(moves[step]);
-      if (!m || *m > std::numeric_limits<int64_t>::max() / 4) return false;
-      moved.Set(moves[step], *m * 2);
-    }
-    return true;
   }
 
   static bool IsDeclaredDynamic(const Analysis& analysis, std::string_view symbol) {

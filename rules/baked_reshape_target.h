@@ -1,9 +1,12 @@
 // SL002's pieces outside its detection (baked_reshape_target.cc): the notes on who may own a
-// target's literals (baked_reshape_target_table.cc), and the literals that only pass the
-// input's static dims through (baked_reshape_target_static.cc). Private to the rule.
+// target's literals (baked_reshape_target_table.cc), and how a target's entries stand to the
+// input's dims: literals that only pass static dims through, a literal that takes a merged
+// axis' factor (baked_reshape_target_static.cc). Private to the rule.
 #ifndef SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
 #define SHAPELINT_RULES_BAKED_RESHAPE_TARGET_H_
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "lint/analysis.h"
@@ -40,6 +43,21 @@ bool RegroupsStaticDims(const infer::TensorFact& input, const infer::TensorFact&
 // [b, h * w, 2] viewed as [b, h, w, 2].
 std::vector<bool> KeptStaticEnds(const infer::TensorFact& input,
                                  const std::vector<infer::Element>& target);
+
+// Where `dim`, a Reshape input's first axis, merges one symbol with the dims that the target's
+// entries after its first follow (SwinIR's window_reverse views [B * (H / 4) * (W / 4), 4, 4, C]
+// as [2, H // 4, W // 4, 4, 4, -1]), that symbol, and the product of those entries as text: the
+// literal first entry takes the symbol's place. The engine may not cancel the product (a
+// layer's features divide it by C, which a weight fixes), so the factor is read where the graph
+// runs: at `witness`, and as the symbol, then each symbol of the product, is doubled in turn (a
+// size of 1 at the witness, one window, hides no factor that way).
+struct MergedFactor {
+  std::string symbol;
+  std::string rest;
+};
+std::optional<MergedFactor> FactorBeforeFollowingEntries(const sym::Expr& dim,
+                                                         const std::vector<infer::Element>& target,
+                                                         const sym::Binding& witness);
 
 }  // namespace shapelint::lint::baked_reshape_target
 

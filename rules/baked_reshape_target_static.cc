@@ -1,7 +1,12 @@
-// SL002: which literals of a Reshape target only pass the input's static dims through
-// (baked_reshape_target.h): they hold no size of the example, whatever the other entries do.
+// SL002: how a Reshape target's entries stand to its input's dims (baked_reshape_target.h):
+// literals that only pass static dims through hold no size of the example, whatever the other
+// entries do; a literal first entry before entries that follow a merged axis' other factors
+// takes the place of the factor left.
 #include <cstdint>
+#include <limits>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "baked_reshape_target.h"
@@ -12,7 +17,46 @@ namespace {
 // Products of static dims past this are left alone: they would overflow before they matter.
 constexpr int64_t kMaxStaticProduct = int64_t{1} << 40;
 
+// True when `whole` / `rest` is `symbol` at `at` and as `symbol`, then each symbol of `rest`,
+// is doubled in turn.
+bool FactorAt(const sym::Expr& whole, const sym::Expr& rest, const std::string& symbol,
+              const sym::Binding& at) {
+  std::vector<std::string> moves = {symbol};
+  for (std::string& s : rest.Symbols()) {
+    if (s != symbol) moves.push_back(std::move(s));
+  }
+  sym::Binding moved = at;
+  for (size_t step = 0; step <= moves.size(); ++step) {
+    const std::optional<int64_t> s = moved.Get(symbol);
+    const std::optional<int64_t> w = whole.Evaluate(moved);
+    const std::optional<int64_t> r = rest.Evaluate(moved);
+    if (!s || !w || !r || *r <= 0 || *s < 1 || *w != *s * *r) return false;
+    if (step == moves.size()) break;
+    // The factor first, then each of rest's symbols on top of the moves before it.
+    const std::optional<int64_t> m = moved.Get(moves[step]);
+    if (!m || *m > std::numeric_limits<int64_t>::max() / 4) return false;
+    moved.Set(moves[step], *m * 2);
+  }
+  return true;
+}
+
 }  // namespace
+
+std::optional<MergedFactor> FactorBeforeFollowingEntries(const sym::Expr& dim,
+                                                         const std::vector<infer::Element>& target,
+                                                         const sym::Binding& witness) {
+  sym::MaybeExpr rest = sym::Expr::Constant(1);
+  for (size_t k = 1; k < target.size() && rest; ++k) {
+    const sym::MaybeExpr& v = target[k].value;
+    if (!v || v->AsConstant()) break;
+    rest = sym::Mul(rest, v);
+  }
+  if (!rest || rest->AsConstant()) return std::nullopt;
+  for (const std::string& s : dim.Symbols()) {
+    if (FactorAt(dim, *rest, s, witness)) return MergedFactor{s, rest->ToString()};
+  }
+  return std::nullopt;
+}
 
 // True when a Reshape's target follows its input's dynamic dims and its literals regroup only
 // the static ones: [B, S, 512] to [B, S, 8, 64], the head split of attention; [B*S, 3072] to

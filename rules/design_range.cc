@@ -407,48 +407,17 @@ class DesignRange : public Rule {
     } else if (congruence) {
       f.witness = *congruence;
     }
-    const std::optional<PadToResidue> pad =
-        congruence ? LiteralPadToResidue(analysis, r, *congruence) : std::nullopt;
-    if (pad) {
-      // A class that leaves out the multiples is no module's own (lint/padding.h): a hypothesis.
-      f.evidence = Evidence::kHypothesis;
-      const std::string label = r.graph->NodeLabel(pad->pad_node);
-      f.notes.push_back(
-          {pad->computed_axis
-               ? absl::StrCat("Pad '", label, "' grows ", *pad->computed_axis, " to a multiple of ",
-                              pad->every, " by an amount computed from its size, but ", pad->symbol,
-                              " by the literal ", pad->amount,
-                              ": the module pads each side to the multiple, in a branch on the "
-                              "size (if w % ",
-                              pad->every,
-                              " != 0) that the trace took for one side only, and eager PyTorch "
-                              "runs at the other sizes")
-               : absl::StrCat("Pad '", label, "' grows ", pad->symbol, " by the literal ",
-                              pad->amount, ", which rounds only ", pad->symbol, " = ", pad->residue,
-                              " (mod ", pad->every, ") up to a multiple of ", pad->every,
-                              ": a module pads to the multiple at every size, so the amount is "
-                              "most likely the example's remainder (int() or np.ceil of the size "
-                              "in forward, evaluated once by the trace), and eager PyTorch runs "
-                              "at the other sizes"),
-           analysis.Ref(*r.graph, pad->pad_node)});
-    } else {
-      f.notes.push_back(
-          {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
-           "grid the export fixed): the model runs only where it holds",
-           std::nullopt});
+    if (congruence &&
+        NotePadToClass(analysis, r, *congruence,
+                       absl::StrCat(absl::StripPrefix(congruence->summary, kWorksOnlyFor), others),
+                       f)) {
+      return f;
     }
-    f.fix = pad ? absl::StrCat(pad->computed_axis
-                                   ? absl::StrCat("pad every side by (-w) % ", pad->every,
-                                                  " with no if on the size (it is 0 where no "
-                                                  "pad is needed)")
-                                   : absl::StrCat("compute the padding from the tensor's shape "
-                                                  "((-h) % ",
-                                                  pad->every,
-                                                  " on x.shape, which the exporter keeps) "
-                                                  "instead of a Python number"),
-                               ", or serve only ",
-                               absl::StripPrefix(congruence->summary, kWorksOnlyFor), others)
-            : congruence
+    f.notes.push_back(
+        {"eager PyTorch may share the constraint (an even channel count for a GLU) or not (a "
+         "grid the export fixed): the model runs only where it holds",
+         std::nullopt});
+    f.fix = congruence
                 ? absl::StrCat("serve and profile only ",
                                absl::StripPrefix(congruence->summary, kWorksOnlyFor), others,
                                ", or pad the input to such sizes before the model")

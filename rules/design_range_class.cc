@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lint/padding.h"
 #include "lint/requirements.h"
 #include "lint/witness.h"
 
@@ -131,6 +134,42 @@ std::string ClassOthersText(const std::vector<const infer::Requirement*>& relati
     others.push_back(absl::StrCat(o, "=", at.Get(o).value_or(1)));
   }
   return absl::StrCat(" (each with the others at ", absl::StrJoin(others, ", "), ")");
+}
+
+bool NotePadToClass(const Analysis& analysis, const infer::Requirement& requirement,
+                    const Witness& classes, const std::string& sizes, Finding& f) {
+  const infer::Requirement& r = requirement;
+  const std::optional<PadToResidue> pad = LiteralPadToResidue(analysis, r, classes);
+  if (!pad) return false;
+  // A class that leaves out the multiples is no module's own (lint/padding.h): a hypothesis.
+  f.evidence = Evidence::kHypothesis;
+  const std::string label = r.graph->NodeLabel(pad->pad_node);
+  f.notes.push_back(
+      {pad->computed_axis
+           ? absl::StrCat("Pad '", label, "' grows ", *pad->computed_axis, " to a multiple of ",
+                          pad->every, " by an amount computed from its size, but ", pad->symbol,
+                          " by the literal ", pad->amount,
+                          ": the module pads each side to the multiple, in a branch on the size "
+                          "(if w % ",
+                          pad->every,
+                          " != 0) that the trace took for one side only, and eager PyTorch runs "
+                          "at the other sizes")
+           : absl::StrCat("Pad '", label, "' grows ", pad->symbol, " by the literal ", pad->amount,
+                          ", which rounds only ", pad->symbol, " = ", pad->residue, " (mod ",
+                          pad->every, ") up to a multiple of ", pad->every,
+                          ": a module pads to the multiple at every size, so the amount is most "
+                          "likely the example's remainder (int() or np.ceil of the size in "
+                          "forward, evaluated once by the trace), and eager PyTorch runs at the "
+                          "other sizes"),
+       analysis.Ref(*r.graph, pad->pad_node)});
+  f.fix = absl::StrCat(
+      pad->computed_axis
+          ? absl::StrCat("pad every side by (-w) % ", pad->every,
+                         " with no if on the size (it is 0 where no pad is needed)")
+          : absl::StrCat("compute the padding from the tensor's shape ((-h) % ", pad->every,
+                         " on x.shape, which the exporter keeps) instead of a Python number"),
+      ", or serve only ", sizes);
+  return true;
 }
 
 }  // namespace shapelint::lint

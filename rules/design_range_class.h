@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lint/analysis.h"
 #include "shapelint/infer/engine.h"
 #include "shapelint/lint/finding.h"
 #include "shapelint/sym/expr.h"
@@ -32,6 +33,13 @@ std::optional<Witness> RelationClasses(const std::vector<const infer::Requiremen
 std::string ClassOthersText(const std::vector<const infer::Requirement*>& relations,
                             const std::vector<std::string>& symbols, const sym::Binding& at,
                             const Witness& classes);
+
+// Where a Pad with literal amounts makes up the class `classes` states for `requirement`'s
+// node (lint/padding.h: a class that leaves out the multiples, or a side left literal where the
+// same Pad grows another to the multiple), makes `f` a hypothesis that names the Pad and its fix
+// (`sizes`: the sizes the class holds, for "or serve only ..."), and returns true.
+bool NotePadToClass(const Analysis& analysis, const infer::Requirement& requirement,
+                    const Witness& classes, const std::string& sizes, Finding& f);
 
 }  // namespace shapelint::lint
 
