@@ -30,7 +30,10 @@ bool FactorAt(const sym::Expr& whole, const sym::Expr& rest, const std::string& 
     const std::optional<int64_t> s = moved.Get(symbol);
     const std::optional<int64_t> w = whole.Evaluate(moved);
     const std::optional<int64_t> r = rest.Evaluate(moved);
-    if (!s || !w || !r || *r <= 0 || *s < 1 || *w != *s * *r) return false;
+    if (!s || !w || !r || *r <= 0 || *s < 1 || *s > std::numeric_limits<int64_t>::max() / *r ||
+        *w != *s * *r) {
+      return false;
+    }
     if (step == moves.size()) break;
     // The factor first, then each of rest's symbols on top of the moves before it.
     const std::optional<int64_t> m = moved.Get(moves[step]);

@@ -122,7 +122,10 @@ class UncroppedPadRule : public Rule {
     const std::optional<int64_t> from = at.Get(symbol);
     if (!from || *from > (int64_t{1} << 40)) return std::nullopt;
     std::vector<int64_t> tries;
-    if (const std::optional<int64_t> e = analysis.example().Get(symbol)) tries.push_back(*e);
+    if (const std::optional<int64_t> e = analysis.example().Get(symbol);
+        e && *e >= 1 && *e <= (int64_t{1} << 40)) {
+      tries.push_back(*e);
+    }
     for (int64_t size = *from; size <= *from + kMaxGranule; ++size) tries.push_back(size);
     const std::vector<std::string> others = dim.Symbols();
     std::optional<int64_t> kept_at;

@@ -13,6 +13,9 @@ namespace {
 // (some 40 nodes with their shape arithmetic) between its pad and the view back.
 constexpr int kMaxNodesWalked = 512;
 
+// Sizes, not arithmetic near int64's limits: a larger one is no size a pad completes.
+constexpr int64_t kLargestSize = int64_t{1} << 40;
+
 // The first axis `pad` grows at `fails` and not at `holds`.
 std::optional<UncroppedPad> GrowsThere(const Analysis& analysis, const ir::Graph& graph,
                                        const ir::Node& pad, const sym::Binding& holds,
@@ -78,7 +81,7 @@ std::optional<std::string> ComputedToMultiple(const Analysis& analysis, const in
     for (int step = 0; step < 2 && multiple; ++step) {
       const std::optional<int64_t> g = grown->Evaluate(at);
       const std::optional<int64_t> s = at.Get(symbols[0]);
-      multiple = g && s && *g % k == 0;
+      multiple = g && s && *s < kLargestSize && *g % k == 0;
       if (multiple) at.Set(symbols[0], *s + 1);
     }
     if (multiple) return dim->ToString();
@@ -126,8 +129,6 @@ std::optional<PadToResidue> LiteralPadToResidue(const Analysis& analysis,
   const infer::Requirement& r = requirement;
   if (r.graph == nullptr || r.node < 0) return std::nullopt;
   const ir::Graph& graph = *r.graph;
-  // Sizes, not arithmetic near int64's limits: a larger shift or amount is no remainder.
-  constexpr int64_t kLargest = int64_t{1} << 40;
   std::optional<PadToResidue> found;
   WalkUp(graph, r.node, [&](const ir::Node& n) {
     if (n.op_type() != "Pad" || n.input_size() < 2) return false;
@@ -139,14 +140,14 @@ std::optional<PadToResidue> LiteralPadToResidue(const Analysis& analysis,
     for (size_t axis = 0; axis < rank && !found; ++axis) {
       const sym::MaybeExpr& dim = (*in->shape)[axis];
       const std::optional<int64_t> amount = LiteralAmount(analysis, graph, n, axis, rank);
-      if (!dim || !amount || *amount > kLargest) continue;
+      if (!dim || !amount || *amount > kLargestSize) continue;
       for (const SymbolRange& c : classes.ranges) {
         if (!c.every || *c.every < 2 || !c.congruent_from || !c.min || c.min != c.max) continue;
         const int64_t k = *c.every;
         const int64_t residue = ((*c.min % k) + k) % k;
         const sym::MaybeExpr offset = sym::Sub(dim, sym::Expr::Symbol(c.symbol));
         const std::optional<int64_t> shift = offset ? offset->AsConstant() : std::nullopt;
-        if (!shift || *shift > kLargest || *shift < -kLargest ||
+        if (!shift || *shift > kLargestSize || *shift < -kLargestSize ||
             (((residue + *shift + *amount) % k) + k) % k != 0) {
           continue;
         }
