@@ -1,5 +1,6 @@
 #include "lint/padding.h"
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -89,13 +90,14 @@ std::optional<std::string> ComputedToMultiple(const Analysis& analysis, const in
   return std::nullopt;
 }
 
-// The nodes upstream of `node` in `graph`, nearest first, at most kMaxNodesWalked.
+// The nodes upstream of `node` in `graph`, nearest first, at most kMaxNodesWalked: through all
+// its inputs, or only its first (`data_only`: a Reshape's data, not its target's arithmetic).
 template <typename Visit>
-void WalkUp(const ir::Graph& graph, int node, Visit visit) {
+void WalkUp(const ir::Graph& graph, int node, bool data_only, Visit visit) {
   std::deque<int> queue;
   absl::flat_hash_set<int> seen;
   const ir::Node start = graph.node(node);
-  for (int i = 0; i < start.input_size(); ++i) {
+  for (int i = 0; i < (data_only ? std::min(1, start.input_size()) : start.input_size()); ++i) {
     const int producer = graph.Producer(start.input(i));
     if (producer >= 0 && seen.insert(producer).second) queue.push_back(producer);
   }
@@ -110,17 +112,24 @@ void WalkUp(const ir::Graph& graph, int node, Visit visit) {
   }
 }
 
+// The first Pad the walk up from `node` meets that grows an axis at `fails` and not at `holds`.
+std::optional<UncroppedPad> GrowingUpstream(const Analysis& analysis, const ir::Graph& graph,
+                                            int node, bool data_only, const sym::Binding& holds,
+                                            const sym::Binding& fails) {
+  std::optional<UncroppedPad> grown;
+  WalkUp(graph, node, data_only, [&](const ir::Node& n) {
+    if (n.op_type() == "Pad") grown = GrowsThere(analysis, graph, n, holds, fails);
+    return grown.has_value();
+  });
+  return grown;
+}
+
 }  // namespace
 
 std::optional<UncroppedPad> PadGrowingBefore(const Analysis& analysis, const ir::Graph& graph,
                                              int node, const sym::Binding& holds,
                                              const sym::Binding& fails) {
-  std::optional<UncroppedPad> grown;
-  WalkUp(graph, node, [&](const ir::Node& n) {
-    if (n.op_type() == "Pad") grown = GrowsThere(analysis, graph, n, holds, fails);
-    return grown.has_value();
-  });
-  return grown;
+  return GrowingUpstream(analysis, graph, node, /*data_only=*/false, holds, fails);
 }
 
 std::optional<PadToResidue> LiteralPadToResidue(const Analysis& analysis,
@@ -130,7 +139,7 @@ std::optional<PadToResidue> LiteralPadToResidue(const Analysis& analysis,
   if (r.graph == nullptr || r.node < 0) return std::nullopt;
   const ir::Graph& graph = *r.graph;
   std::optional<PadToResidue> found;
-  WalkUp(graph, r.node, [&](const ir::Node& n) {
+  WalkUp(graph, r.node, /*data_only=*/false, [&](const ir::Node& n) {
     if (n.op_type() != "Pad" || n.input_size() < 2) return false;
     const infer::TensorFact* in = analysis.inference().FindIn(graph, n.input(0));
     const infer::TensorFact* pads = analysis.inference().FindIn(graph, n.input(1));
@@ -184,30 +193,7 @@ std::optional<UncroppedPad> PadNotCroppedBefore(const Analysis& analysis,
   sym::Evaluator evaluate(fails);
   const std::optional<int64_t> input = evaluate(r.lhs), target = evaluate(r.rhs);
   if (!input || !target || *input <= *target) return std::nullopt;
-  const ir::Graph& graph = *r.graph;
-  const ir::Node reshape = graph.node(r.node);
-  if (reshape.input_size() < 1) return std::nullopt;
-  const sym::Binding& holds = analysis.witness();
-  std::deque<int> queue;
-  absl::flat_hash_set<int> seen;
-  if (const int producer = graph.Producer(reshape.input(0)); producer >= 0) {
-    queue.push_back(producer);
-    seen.insert(producer);
-  }
-  for (int walked = 0; !queue.empty() && walked < kMaxNodesWalked; ++walked) {
-    const ir::Node n = graph.node(queue.front());
-    queue.pop_front();
-    if (n.op_type() == "Pad") {
-      if (std::optional<UncroppedPad> grown = GrowsThere(analysis, graph, n, holds, fails)) {
-        return grown;
-      }
-    }
-    for (int i = 0; i < n.input_size(); ++i) {
-      const int producer = graph.Producer(n.input(i));
-      if (producer >= 0 && seen.insert(producer).second) queue.push_back(producer);
-    }
-  }
-  return std::nullopt;
+  return GrowingUpstream(analysis, *r.graph, r.node, /*data_only=*/true, analysis.witness(), fails);
 }
 
 }  // namespace shapelint::lint
