@@ -545,7 +545,7 @@ class BakedReshapeTarget : public Rule {
     f.attribute = "input 1 (shape)";
     f.symbols = {name};
     Witness w;
-    w.ranges.push_back({name, *literal, *literal, *literal});
+    w.ranges.push_back(SymbolRange::Between(name, *literal, *literal, *literal));
     w.summary = absl::StrCat("reshapes as intended only for ", name, " = ", *literal);
     f.witness = std::move(w);
     // The nearest other size: the reshape may still run, but that entry stays the literal.

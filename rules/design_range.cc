@@ -113,8 +113,8 @@ class DesignRange : public Rule {
     f.symbols = bound.symbols;
     Witness w;
     for (const std::string& s : bound.symbols) {
-      w.ranges.push_back(
-          {s, std::min(analysis.witness().Get(s).value_or(1), bound.max), 1, bound.max});
+      w.ranges.push_back(SymbolRange::Between(
+          s, std::min(analysis.witness().Get(s).value_or(1), bound.max), 1, bound.max));
     }
     w.summary = absl::StrCat("works for ", names, " in [1, ", bound.max, "]");
     f.witness = std::move(w);
@@ -400,8 +400,8 @@ class DesignRange : public Rule {
     f.counterexample = std::move(n.failure);
     if (from && *from > 1) {
       Witness w;
-      w.ranges.push_back(
-          {first[0], analysis.witness().Get(first[0]).value_or(*from), *from, std::nullopt});
+      w.ranges.push_back(SymbolRange::Between(
+          first[0], analysis.witness().Get(first[0]).value_or(*from), *from, std::nullopt));
       w.summary = absl::StrCat("works for ", names, " from ", *from, " on");
       f.witness = std::move(w);
     } else if (congruence) {
@@ -485,7 +485,8 @@ class DesignRange : public Rule {
     f.symbols = symbols;
     Witness w;
     for (const std::string& s : symbols) {
-      w.ranges.push_back({s, analysis.witness().Get(s).value_or(from), from, std::nullopt});
+      w.ranges.push_back(
+          SymbolRange::Between(s, analysis.witness().Get(s).value_or(from), from, std::nullopt));
     }
     w.summary = absl::StrCat("works for ", names, " from ", from, " on",
                              several ? " together (all at that size)" : "");

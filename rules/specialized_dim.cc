@@ -323,7 +323,7 @@ class SpecializedDim : public Rule {
     f.attribute = absl::StrCat("input '", d.input, "' axis ", d.axis);
     f.symbols = {symbol};
     Witness w;
-    w.ranges.push_back({symbol, size, size, size});
+    w.ranges.push_back(SymbolRange::Between(symbol, size, size, size));
     w.summary = absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
     f.witness = std::move(w);
     if (!c.failure.empty()) f.counterexample = std::move(c);

@@ -195,7 +195,7 @@ class UncroppedPadRule : public Rule {
     // Every size runs; what holds only at some is the output's size. No residue class
     // (SymbolRange::congruent_from) is stated: the model does not fail outside it.
     Witness w;
-    w.ranges.push_back({symbol, size, size, size, std::nullopt});
+    w.ranges.push_back(SymbolRange::Between(symbol, size, size, size));
     for (int64_t k = 2; k <= kMaxGranule; ++k) {
       moved.Set(symbol, size + k);
       if (dim.Evaluate(moved) == size + k) {

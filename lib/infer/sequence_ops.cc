@@ -48,7 +48,8 @@ std::optional<Seq> ReadSeq(const TensorFact& f) {
 TensorFact Sequence(std::vector<TensorFact> elements) {
   TensorFact f;
   const Expr length = Expr::Constant(static_cast<int64_t>(elements.size()));
-  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{std::move(elements), length});
+  f.sequence =
+      std::make_shared<const SequenceFact>(SequenceFact{std::move(elements), length, std::nullopt});
   return f;
 }
 
@@ -63,7 +64,7 @@ std::optional<TensorFact> UniformSequence(const MaybeExpr& length, const TensorF
     return Sequence(std::vector<TensorFact>(static_cast<size_t>(*n), plain));
   }
   TensorFact f;
-  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{{plain}, *length});
+  f.sequence = std::make_shared<const SequenceFact>(SequenceFact{{plain}, *length, std::nullopt});
   return f;
 }
 

@@ -241,8 +241,8 @@ py::tuple LintWithText(const py::object& model, const py::object& select, const 
   options.summary = false;
   for (const lint::Finding& finding : linted.result.findings) {
     std::ostringstream text;
-    report::WriteText({report::ModelResult{linted.result.path, std::nullopt, {finding}}}, options,
-                      text);
+    report::WriteText({report::ModelResult{linted.result.path, std::nullopt, {finding}, {}}},
+                      options, text);
     blocks.append(Utf8(std::move(text).str()));
   }
   return py::make_tuple(linted.findings, blocks);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shapelint/lint/fix_it.h"
@@ -90,6 +91,17 @@ struct SymbolRange {
   std::vector<int64_t> also;
   // True when the search stopped at its limit of `also` with more sizes left to find.
   bool more = false;
+
+  // The sizes [min, max] (nullopt: unbounded) with `value` the witness's, repeating nowhere.
+  static SymbolRange Between(std::string symbol, int64_t value, std::optional<int64_t> min,
+                             std::optional<int64_t> max) {
+    SymbolRange r;
+    r.symbol = std::move(symbol);
+    r.value = value;
+    r.min = min;
+    r.max = max;
+    return r;
+  }
 };
 
 // How `range` repeats, to follow its text: " (and again every 64: [121, 128], ...)"; "" when it
