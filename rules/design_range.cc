@@ -472,15 +472,17 @@ class DesignRange : public Rule {
     const std::string names = absl::StrJoin(symbols, ", ");
     const bool several = symbols.size() > 1;
     const bool window = r.kind == infer::RequirementKind::kWindow;
+    const bool mirror = window && graph.node(r.node >= 0 ? r.node : 0).op_type() == "Pad";
     Finding f = FindingAt(
         analysis, graph, r.node >= 0 ? r.node : 0, Evidence::kDesign,
         absl::StrCat(
             names, several ? " work" : " works", " only from ", from, " on: ", r.what, " (",
             r.lhs.ToString(kMaxExprText), " vs ", r.rhs.ToString(kMaxExprText),
-            window ? "): the window must fit in the input, which it does from "
-                   : absl::StrCat(
-                         "): the dim must be at least the literal ", r.rhs.ToString(),
-                         several ? ", which it is once they all reach " : ", which it is from "),
+            mirror   ? "): the mirrored pad must fit in the input, which it does from "
+            : window ? "): the window must fit in the input, which it does from "
+                     : absl::StrCat(
+                           "): the dim must be at least the literal ", r.rhs.ToString(),
+                           several ? ", which it is once they all reach " : ", which it is from "),
             from));
     f.symbols = symbols;
     Witness w;
@@ -495,9 +497,12 @@ class DesignRange : public Rule {
     for (const std::string& s : symbols) below.Set(s, from - 1);
     f.counterexample = analysis.CounterexampleAt(below);
     if (window) {
-      // A kernel is the module's own: eager PyTorch refuses the same sizes.
-      f.notes.push_back(
-          {"a kernel larger than the input: eager PyTorch fails below the size too", std::nullopt});
+      // A kernel or a reflect pad is the module's own: eager PyTorch refuses the same sizes.
+      f.notes.push_back({mirror ? "a reflect pad as wide as the input: eager PyTorch fails below "
+                                  "the size too"
+                                : "a kernel larger than the input: eager PyTorch fails below the "
+                                  "size too",
+                         std::nullopt});
       f.fix = absl::StrCat("serve and profile ", names, " from ", from, " on");
       return f;
     }

@@ -16,7 +16,10 @@
 // this is a hypothesis (a warning by the severity policy). A range the graph enforces itself (a
 // table of 64 positions fails past 64) is the module's design, which SL010 reports. The narrow
 // ranges that a read of a batch of 1 leaves (VR[1, 2]) and lower bounds of 2 (torch.export's
-// 0/1 specialization) are no guard of the code.
+// 0/1 specialization) are no guard of the code. A lower bound (`stride = 2 if h >= 8 else 1`
+// leaves VR[8, int_oo]) is read at the bound minus one, unless the ops explain it: where an op
+// needs the size (a window, a reflect pad) the graph fails below it, and a size the graph
+// computes that falls to 1 or 0 there is what torch.export's specialization bounded.
 //
 // Claims: nothing; it reads the exporter's record in Check.
 #include <algorithm>
@@ -38,6 +41,8 @@ namespace {
 
 // The smallest upper bound read as a guard of the code: a batch read at 1 leaves [1, 2].
 constexpr int64_t kSmallestGuardedMax = 3;
+// The smallest lower bound read as a guard of the code: 2 is torch.export's 0/1 specialization.
+constexpr int64_t kSmallestGuardedMin = 3;
 // Past this an upper bound guards no size anyone runs, and one more would overflow.
 constexpr int64_t kLargestGuardedMax = int64_t{1} << 62;
 
@@ -60,11 +65,51 @@ class UnenforcedRange : public Rule {
       if (range.max && *range.max >= kSmallestGuardedMax && *range.max < kLargestGuardedMax) {
         outside = RunsAt(analysis, symbol, *range.max + 1);
       }
+      if (!outside && range.min && *range.min >= kSmallestGuardedMin &&
+          *range.min < kLargestGuardedMax && !SizeLeavesBound(analysis, symbol, *range.min)) {
+        outside = RunsAt(analysis, symbol, *range.min - 1);
+      }
       if (outside) out.push_back(Report(analysis, graph, d, symbol, range, *outside));
     }
   }
 
  private:
+  // Whether a size the graph computes from `symbol` explains the lower bound `min` without a
+  // comparison in the code. torch.export takes no size it computes to be 0 or 1 (its 0/1
+  // specialization: a stage that pools a map down to 2 x 2 bounds the input from below), and
+  // eager ops refuse a negative count (arange of (n - 16) // 4 + 1 frames): so a dim that is 2
+  // or more at `min` and 1 or 0 just below, or 1 and then 0, or an integer the graph computes
+  // that is 0 or more at `min` and negative below, is what bounded the symbol.
+  static bool SizeLeavesBound(const Analysis& analysis, const std::string& symbol, int64_t min) {
+    sym::Binding at = analysis.ExampleOverWitness();
+    at.Set(symbol, min);
+    sym::Binding below = at;
+    below.Set(symbol, min - 1);
+    sym::Evaluator on(at);
+    sym::Evaluator under(below);
+    // Below `under_below` just under the bound, and at least `there_from` at it.
+    const auto falls = [&](const sym::MaybeExpr& e, int64_t under_below, int64_t there_from) {
+      if (!e || e->AsConstant()) return false;
+      const std::optional<int64_t> here = under(*e);
+      if (!here || *here >= under_below) return false;
+      const std::optional<int64_t> there = on(*e);
+      return there && *there > *here && *there >= there_from;
+    };
+    for (const infer::TensorFact& fact : analysis.inference().facts) {
+      if (fact.shape) {
+        for (const sym::MaybeExpr& dim : *fact.shape) {
+          if (falls(dim, 2, 1)) return true;
+        }
+      }
+      if (fact.values) {
+        for (const infer::Element& v : *fact.values) {
+          if (falls(v.value, 0, 0)) return true;
+        }
+      }
+    }
+    return false;
+  }
+
   // The graph at a size outside the recorded range: it runs there, every output known.
   struct Outside {
     int64_t size = 0;

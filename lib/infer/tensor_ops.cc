@@ -167,6 +167,28 @@ void InferTile(OpContext& ctx) {
   y.values = std::move(vals);
 }
 
+namespace {
+
+// A reflect pad mirrors the axis without its edge, so each side adds at most dim - 1 elements:
+// ONNX Runtime refuses a pad of 2 on 2 elements ("pre-pad (2) exceeds maximum allowed (1)"),
+// and a crop (a negative pad) comes first ("requires axis length >= 2 after slicing"). PyTorch's
+// reflection pad has the same limit, so it is the model's own, as a kernel's size is. Literal
+// pads only: a pad computed from the sizes has no sign the analysis knows.
+void RequireMirrorFits(OpContext& ctx, const MaybeExpr& dim, const MaybeExpr& begin,
+                       const MaybeExpr& end, int64_t axis) {
+  const std::optional<int64_t> b = begin ? begin->AsConstant() : std::nullopt;
+  const std::optional<int64_t> e = end ? end->AsConstant() : std::nullopt;
+  if (!b || !e || std::max(*b, *e) <= 0) return;
+  constexpr int64_t kLargestPad = int64_t{1} << 40;  // past any size: no overflow below
+  if (std::max(*b, *e) > kLargestPad || std::min(*b, *e) < -kLargestPad) return;
+  const int64_t needed = std::max(*b, *e) + 1 - std::min<int64_t>(*b, 0) - std::min<int64_t>(*e, 0);
+  ctx.Require(RequirementKind::kWindow, Relation::kAtLeast, dim, Expr::Constant(needed),
+              absl::StrCat("Pad reflect of ", std::max(*b, *e), " on axis ", axis), kNoOrigin,
+              axis);
+}
+
+}  // namespace
+
 void InferPad(OpContext& ctx) {
   const TensorFact& x = ctx.in(0);
   TensorFact& y = ctx.out(0);
@@ -207,6 +229,11 @@ void InferPad(OpContext& ctx) {
     // negative pads crop.
     for (size_t i = 0; i < axes.size(); ++i) {
       out[axes[i]] = sym::Add(sym::Add(out[axes[i]], (*pads)[i]), (*pads)[i + axes.size()]);
+    }
+    if (ctx.AttrString("mode").value_or("constant") == "reflect") {
+      for (size_t i = 0; i < axes.size(); ++i) {
+        RequireMirrorFits(ctx, (*x.shape)[axes[i]], (*pads)[i], (*pads)[i + axes.size()], axes[i]);
+      }
     }
   }
   y.shape = WithoutNegative(std::move(out));

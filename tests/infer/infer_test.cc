@@ -72,6 +72,37 @@ g (float[N,3,H,W] x, float[4,3,16,16] w16, float[4,3,3,3] w3) => (float[N,4,?,?]
                                  "W ~ 4"});
 }
 
+TEST_CASE("a reflect pad must fit in its axis, as ONNX Runtime checks", "[infer]") {
+  // ONNX Runtime (1.31, opset 18, checked by hand on [2, L] inputs): pads {0, 1} run at L = 2
+  // and fail at L = 1 ("requires axis length >= 2 after slicing"); {2, 0} and {0, 2} fail at 2
+  // ("pre-pad (2) exceeds maximum allowed (1)") and run at 3; {-1, 2} crops first and fails at
+  // 3, runs at 4. So each side needs L - crops > pad: a: W >= 2; c: W >= 3; d: W >= 4. The
+  // constant mode (e) and the edge mode (f) pad a length of 1 by 2 (run); a computed pad (g) has no
+  // sign the engine knows, and an axis padded by 0 (H) needs nothing.
+  auto r = Infer(R"(
+g (float[N,H,W] x, int64[6] p) => (float[N,H,?] a) {
+  one = Constant <value = int64[6] {0, 0, 0, 0, 0, 1}> ()
+  two = Constant <value = int64[6] {0, 0, 2, 0, 0, 0}> ()
+  crop = Constant <value = int64[6] {0, 0, -1, 0, 0, 2}> ()
+  a = Pad <mode = "reflect"> (x, one)
+  c = Pad <mode = "reflect"> (x, two)
+  d = Pad <mode = "reflect"> (x, crop)
+  e = Pad <mode = "constant"> (x, two)
+  f = Pad <mode = "edge"> (x, two)
+  g = Pad <mode = "reflect"> (x, p)
+})",
+                 18);
+  CHECK(r.Requirements(RequirementKind::kWindow) ==
+        std::vector<std::string>{"W ~ 2", "W ~ 3", "W ~ 4"});
+  // The attribute form before opset 11 too: pads [0, 2, 0, 3] on [N, W] need W >= 4.
+  auto r7 = Infer(R"(
+g (float[N,W] x) => (float[N,?] y) {
+  y = Pad <pads = [0, 2, 0, 3], mode = "reflect"> (x)
+})",
+                  7);
+  CHECK(r7.Requirements(RequirementKind::kWindow) == std::vector<std::string>{"W ~ 4"});
+}
+
 TEST_CASE("GatherND's literal index tuples must address their axes, as ONNX Runtime checks",
           "[infer]") {
   // Column j of the tuples addresses data axis batch_dims + j; ONNX Runtime fails on an index
