@@ -73,11 +73,7 @@ std::optional<SymbolRange> ClassOf(const std::vector<bool>& accepted, const std:
     if (!repeats) return std::nullopt;
     // The window given is the one that holds the witness's size, as every witness range's.
     const int64_t shift = value > end ? (value - from) / p * p : 0;
-    SymbolRange r;
-    r.symbol = symbol;
-    r.value = value;
-    r.min = from + shift;
-    r.max = end + shift;
+    SymbolRange r = SymbolRange::Between(symbol, value, from + shift, end + shift);
     r.every = p;
     r.congruent_from = from;
     return r;

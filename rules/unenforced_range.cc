@@ -167,12 +167,8 @@ class UnenforcedRange : public Rule {
     f.attribute = absl::StrCat("input '", d.input, "' axis ", d.axis);
     f.symbols = {symbol};
     Witness w;
-    SymbolRange r;
-    r.symbol = symbol;
-    r.value = analysis.ExampleOverWitness().Get(symbol).value_or(0);
-    r.min = range.min;
-    r.max = range.max;
-    w.ranges.push_back(r);
+    w.ranges.push_back(SymbolRange::Between(
+        symbol, analysis.ExampleOverWitness().Get(symbol).value_or(0), range.min, range.max));
     w.summary = absl::StrCat("traced, by the exporter's record, for ", recorded);
     f.witness = std::move(w);
     f.notes.push_back(
