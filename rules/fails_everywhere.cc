@@ -67,11 +67,11 @@ class FailsEverywhere : public Rule {
                "whichever branch runs, and refuses the file",
                std::nullopt});
         }
-        f.notes.push_back(
-            {"not a size baked into the graph: nothing holds at the export size either. A "
-             "post-processor that rewrote the graph (onnxslim, onnx-simplifier) or a hand edit "
-             "is the usual source; export again, or run the model before the post-processor",
-             std::nullopt});
+        // Assigned, not braced into a Note: GCC 12 warns of bogus bounds moving a long literal.
+        f.notes.emplace_back().message = absl::StrCat(
+            "not a size baked into the graph: nothing holds at the export size either. A "
+            "post-processor that rewrote the graph (onnxslim, onnx-simplifier) or a hand edit "
+            "is the usual source; export again, or run the model before the post-processor");
         f.fix =
             "re-export the model, or compare with the file before the post-processor ran and "
             "drop the pass that produced this node";

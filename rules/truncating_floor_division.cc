@@ -181,11 +181,11 @@ class TruncatingFloorDivision : public Rule {
     c.node_fails = false;
     f.counterexample = std::move(c);
     if (!recorded) {
-      f.notes.push_back(
-          {"the exporter recorded no source for this node (TorchScript records none): the "
-           "module may have asked for truncation (torch.div(..., rounding_mode=\"trunc\")), "
-           "though the -(-n // k) ceiling is what leaves a negated size here",
-           std::nullopt});
+      // Assigned, not braced into a Note: GCC 12 warns of bogus bounds moving a long literal.
+      f.notes.emplace_back().message = absl::StrCat(
+          "the exporter recorded no source for this node (TorchScript records none): the "
+          "module may have asked for truncation (torch.div(..., rounding_mode=\"trunc\")), "
+          "though the -(-n // k) ceiling is what leaves a negated size here");
     }
     f.fix = kFix;
     return f;

@@ -62,13 +62,13 @@ std::array<uint8_t, 32> Sha256(std::string_view data) {
   // The first 32 bits of the fractional parts of the square roots of the first 8 primes.
   std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  size_t whole = data.size() / 64 * 64;
+  const size_t rest = data.size() % 64;  // the modulo tells the compiler tail[rest] fits
+  const size_t whole = data.size() - rest;
   for (size_t i = 0; i < whole; i += 64) {
     Compress(h, reinterpret_cast<const uint8_t*>(data.data() + i));
   }
   // The tail, a 1 bit, zeros, and the length in bits as 64 bits: one or two blocks.
   uint8_t tail[128] = {};
-  const size_t rest = data.size() - whole;
   for (size_t i = 0; i < rest; ++i) tail[i] = static_cast<uint8_t>(data[whole + i]);
   tail[rest] = 0x80;
   const size_t blocks = rest + 9 <= 64 ? 1 : 2;
