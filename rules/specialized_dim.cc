@@ -8,6 +8,11 @@
 // every constant the trace computed from it is baked into the graph. The exporter's own record
 // says the graph is valid at that size only.
 //
+// torch 2.15 records a size of 1 that the code read as a Python int as VR[1, 2], not as one
+// size: the same specialization, at the one size where a literal 1 in the graph says nothing by
+// itself. It counts where the recorded line that read that axis wrote the 1 into a shape
+// (x.view(int(x.size(0)), -1) at batch 1 leaves the Reshape target [1, -1]).
+//
 // A symbol that a trained weight fixes anyway (the channels of a first Conv) is specialized for
 // a reason eager PyTorch shares: SL004 says the declaration is wrong, and this rule keeps
 // silent. So it does where another rule already reports a failure over the symbol.
@@ -49,9 +54,28 @@ class SpecializedDim : public Rule {
       }
       reported.push_back(symbol);
       if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
-      out.push_back(Report(analysis, graph, d, symbol, it->second,
+      out.push_back(Report(analysis, graph, d, symbol, {it->second, it->second},
                            GraphRequires(analysis, symbol, it->second),
                            std::binary_search(followed.begin(), followed.end(), symbol), stated));
+    }
+    for (const infer::InputDim& d : analysis.inference().input_dims) {
+      const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
+      if (!name) continue;
+      const std::string symbol(*name);
+      auto it = analysis.recorded_bounds().find(symbol);
+      if (it == analysis.recorded_bounds().end() || it->second.min || it->second.max != 2 ||
+          std::find(reported.begin(), reported.end(), symbol) != reported.end() ||
+          (analysis.has_example() && analysis.example().Get(symbol) != 1)) {
+        continue;
+      }
+      reported.push_back(symbol);
+      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
+          std::binary_search(followed.begin(), followed.end(), symbol)) {
+        continue;
+      }
+      const std::optional<std::pair<int, std::string>> one = OneOnIntLine(analysis, graph, d);
+      if (!one || stated.contains(one->first)) continue;
+      out.push_back(Report(analysis, graph, d, symbol, {1, 2}, false, false, stated, one));
     }
   }
 
@@ -229,6 +253,60 @@ class SpecializedDim : public Rule {
     return std::nullopt;
   }
 
+  // Whether `node` reads its input `index` as a shape: a Reshape target, Expand's or
+  // ConstantOfShape's shape, Tile's repeats, or a Concat that builds only such shapes.
+  static bool ReadsAsShape(const ir::Graph& graph, const ir::Node& node, int index) {
+    const std::string& op = node.op_type();
+    if (op == "Reshape" || op == "Expand" || op == "Tile") return index == 1;
+    if (op == "ConstantOfShape") return index == 0;
+    if (op != "Concat" || node.output_size() != 1) return false;
+    const absl::Span<const int> readers = graph.Consumers(node.output(0));
+    return !readers.empty() && std::all_of(readers.begin(), readers.end(), [&](int r) {
+      const ir::Node reader = graph.node(r);
+      for (int i = 0; i < reader.input_size(); ++i) {
+        if (reader.input(i) == node.output(0) && reader.op_type() != "Concat" &&
+            !ReadsAsShape(graph, reader, i)) {
+          return false;
+        }
+      }
+      return reader.op_type() != "Concat";
+    });
+  }
+
+  // For a size of 1 recorded as VR[1, 2]: a literal 1 of a few elements that a node reads as a
+  // shape, where the node's recorded line takes int() of `d`'s axis and writes no 1 itself. The
+  // node and the literal's name; nullopt when there is none.
+  static std::optional<std::pair<int, std::string>> OneOnIntLine(const Analysis& analysis,
+                                                                 const ir::Graph& graph,
+                                                                 const infer::InputDim& d) {
+    constexpr int kMaxElements = 8;
+    const infer::TensorFact* input = analysis.inference().Find(d.input);
+    if (input == nullptr || !input->shape) return std::nullopt;
+    const auto rank = static_cast<int64_t>(input->shape->size());
+    for (int index : graph.topological_order()) {
+      const ir::Node n = graph.node(index);
+      std::optional<std::optional<SourceLocation>> line;
+      for (int i = 0; i < n.input_size(); ++i) {
+        const std::string_view in = n.input(i);
+        if (in.empty() || !ReadsAsShape(graph, n, i)) continue;
+        const int producer = graph.Producer(in);
+        const bool literal = graph.Initializer(in) != nullptr ||
+                             (producer >= 0 && graph.node(producer).op_type() == "Constant");
+        const infer::TensorFact* fact = literal ? analysis.inference().Find(in) : nullptr;
+        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements ||
+            std::none_of(fact->values->begin(), fact->values->end(),
+                         [](const auto& e) { return e.value && e.value->AsConstant() == 1; })) {
+          continue;
+        }
+        if (!line) line = SourceOf(n);
+        if (*line && TakesIntOfAxis((*line)->code, d.axis, rank) && !WritesOne((*line)->code)) {
+          return std::make_pair(index, std::string(in));
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
   // A crop of a tensor that follows the inputs, on the way to the node where `c` fails, to a
   // literal length equal to the specialized `size`: H = int(lat.size(2)); up[:, :, :H] +
   // lateral(lat) holds the 7 of the example in the Slice's end, and past 7 rows the Add fails. The
@@ -265,9 +343,15 @@ class SpecializedDim : public Rule {
   // graph before the fix, an annotation that no longer describes it: a note, without the
   // declaration fix that would undo the repair; a failure the graph still shows keeps its
   // counterexample for the reader.
+  // `recorded`: the range torch.export gave `symbol`, one size or, for a size of 1 read as an int,
+  // [1, 2] (recorded_bounds() keeps no lower bound of 1), whose literal `one` (OneOnIntLine) is
+  // what shows the read reached the graph.
   Finding Report(const Analysis& analysis, const ir::Graph& graph, const infer::InputDim& d,
-                 const std::string& symbol, int64_t size, bool graph_requires, bool repaired,
-                 const absl::flat_hash_set<int>& stated) const {
+                 const std::string& symbol, const ExportRange& recorded, bool graph_requires,
+                 bool repaired, const absl::flat_hash_set<int>& stated,
+                 const std::optional<std::pair<int, std::string>>& one = std::nullopt) const {
+    const int64_t size = recorded.min.value_or(0);
+    const bool narrowed = recorded.max != recorded.min;
     const int reader = ReaderToShow(graph, d.input);
     sym::Binding moved = analysis.ExampleOverWitness();
     moved.Set(symbol, size + 1);
@@ -297,7 +381,8 @@ class SpecializedDim : public Rule {
     // Nothing fails past the size, but the trace's number is in the graph: shown where the
     // literal stays.
     std::optional<std::pair<int, std::string>> written;
-    if (c.failure.empty() && !repaired) written = LiteralOnIntLine(analysis, graph, size);
+    if (c.failure.empty() && !repaired)
+      written = one ? one : LiteralOnIntLine(analysis, graph, size);
     // One literal, one finding: where a rule that ran before states the literal (SL002's
     // literal batch of a Reshape target), the record stays this rule's warning.
     if (written && !stated.contains(written->first)) {
@@ -314,9 +399,14 @@ class SpecializedDim : public Rule {
         analysis, graph, written && !stated.contains(written->first) ? written->first : reader,
         evidence,
         absl::StrCat("input '", d.input, "' declares axis ", d.axis, " dynamic as ", symbol,
-                     ", but torch.export specialized ", symbol, " to ", size,
-                     " while tracing (range_constraints: ", symbol, " in [", size, ", ", size,
-                     "]): ",
+                     narrowed ? absl::StrCat(", but the trace read ", symbol, " as the Python int ",
+                                             size, " (range_constraints: ", symbol, " in [", size,
+                                             ", ", recorded.max.value_or(size),
+                                             "], torch.export's record of such a read at 1, and "
+                                             "the line that read it wrote the 1 into a shape): ")
+                              : absl::StrCat(", but torch.export specialized ", symbol, " to ",
+                                             size, " while tracing (range_constraints: ", symbol,
+                                             " in [", size, ", ", size, "]): "),
                      repaired ? "a record of the graph before onnx-shapelint fix"
                               : absl::StrCat("the graph holds what the trace computed at ", symbol,
                                              " = ", size)));
@@ -324,7 +414,9 @@ class SpecializedDim : public Rule {
     f.symbols = {symbol};
     Witness w;
     w.ranges.push_back(SymbolRange::Between(symbol, size, size, size));
-    w.summary = absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
+    w.summary =
+        narrowed ? absl::StrCat("valid only for ", symbol, " = ", size, ", the size the trace read")
+                 : absl::StrCat("valid, by the exporter's record, only for ", symbol, " = ", size);
     f.witness = std::move(w);
     if (!c.failure.empty()) f.counterexample = std::move(c);
     if (repaired) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -143,6 +145,35 @@ bool TakesIntOfSize(std::string_view code) {
   return AnyIntArgument(code, [](absl::string_view argument) {
     return absl::StrContains(argument, ".size(") || absl::StrContains(argument, ".shape");
   });
+}
+
+bool TakesIntOfAxis(std::string_view code, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank) return false;
+  const std::string spellings[] = {
+      absl::StrCat(".size(", axis, ")"), absl::StrCat(".size(", axis - rank, ")"),
+      absl::StrCat(".shape[", axis, "]"), absl::StrCat(".shape[", axis - rank, "]")};
+  return AnyIntArgument(code, [&](absl::string_view argument) {
+    return std::any_of(std::begin(spellings), std::end(spellings),
+                       [&](const std::string& s) { return absl::StrContains(argument, s); });
+  });
+}
+
+bool WritesOne(std::string_view code) {
+  std::string text(code);
+  // Blank the axes of .size(...) and .shape[...], then every -1 that is a number of its own.
+  for (const auto& [open, close] : {std::pair{".size(", ')'}, std::pair{".shape[", ']'}}) {
+    for (size_t at = text.find(open); at != std::string::npos; at = text.find(open, at + 1)) {
+      for (size_t i = at + std::string_view(open).size(); i < text.size() && text[i] != close;
+           ++i) {
+        text[i] = ' ';
+      }
+    }
+  }
+  for (size_t at = text.find("-1"); at != std::string::npos; at = text.find("-1", at + 1)) {
+    const size_t end = at + 2;
+    if (end == text.size() || !(IdentifierChar(text[end]) || text[end] == '.')) text[at + 1] = ' ';
+  }
+  return WritesNumber(text, 1);
 }
 
 bool TakesIntOfValue(std::string_view code) {

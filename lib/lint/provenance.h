@@ -45,6 +45,15 @@ int ReaderToShow(const ir::Graph& graph, std::string_view input);
 // computes from it a number in the graph.
 bool TakesIntOfSize(std::string_view code);
 
+// True when a line of Python turns axis `axis` of a tensor of rank `rank` into a Python int:
+// `int(x.size(0))` or `int(x.shape[-4])` for axis 0 of a rank-4 input. Which tensor the line
+// names is not checked: forward's names need not be the ONNX input's.
+bool TakesIntOfAxis(std::string_view code, int64_t axis, int64_t rank);
+
+// True when a line of Python writes the number 1 as a size of its own: not the -1 of a view, nor
+// an axis inside .size(...) or .shape[...] (`x.view(int(x.size(1)), -1)` writes none).
+bool WritesOne(std::string_view code);
+
 // True when a line of Python turns a computed value into a Python int: int() of an expression
 // that names something other than the module's own attributes (`int(h * w)`,
 // `int(x.size(1) * 0.5)`, `int(math.sqrt(n))`; not `int(self.k)`, `int(4)` or

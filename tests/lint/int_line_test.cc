@@ -3,6 +3,7 @@
 // where nothing fails, and the design reading of a restriction over traced sizes (SL010) left
 // for a line that takes int() of a value (int(h * w) guards a product, which no range shows),
 // and for the same restriction restated below such a line or one that asks to resample.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "onnx/onnx_pb.h"
 #include "recorded_model.h"
 #include "shapelint/lint/lint.h"
+#include "shapelint/lint/probe.h"
 
 namespace shapelint::lint {
 namespace {
@@ -115,6 +117,62 @@ TEST_CASE("SL011: a specialized size in a constant the trace made to a size is a
   findings = FindingsOf(ZerosModel(6, code, "['val_0']"), "SL011");
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == Severity::kWarning);
+}
+
+// x[s77, s27, s53] -> Reshape to the literal [1, -1], recorded at `code`, with torch.export's
+// range record `ranges`: x.view(int(x.size(0)), -1) exported at batch 1.
+std::string BatchOneModel(const std::string& ranges, const std::string& code) {
+  ONNX_NAMESPACE::ModelProto m = ModelWithRanges(ranges);
+  auto* g = m.mutable_graph();
+  AddInts(g, "val_5", {1, -1});
+  RecordStack(AddOp(g, "Reshape", {"x", "val_5"}, "y"),
+              "File \"net.py\", line 2, in forward\n    " + code);
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+constexpr char kBatchReadAtOne[] = "{s77: VR[1, 2], s27: VR[0, int_oo], s53: VR[0, int_oo]}";
+
+TEST_CASE("SL011: a batch of 1 read as an int and written into a shape is an error", "[lint]") {
+  // x.view(int(x.size(0)), -1) exported at batch 1 with Dim.AUTO
+  // (tests/corpus/torch2/view_int_batch.dynamo-b1): torch 2.15 narrows the batch to [1, 2]
+  // and the target is [1, -1]. ONNX Runtime returns [1, 2 * n] at batch 2 where eager returns
+  // [2, n] (the corpus label's runs). By hand: the line takes int() of axis 0 and writes no
+  // 1, the Reshape reads the literal 1 as its target.
+  const auto findings =
+      FindingsOf(BatchOneModel(kBatchReadAtOne, "return x.view(int(x.size(0)), -1)"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  CHECK(findings[0].evidence == Evidence::kExporterRecord);
+  CHECK(absl::StrContains(findings[0].message, "s77 in [1, 2]"));
+  REQUIRE(findings[0].counterexample);
+  const auto& binding = findings[0].counterexample->binding;
+  CHECK(std::find(binding.begin(), binding.end(), std::pair<std::string, int64_t>{"s77", 2}) !=
+        binding.end());
+  CHECK(findings[0].counterexample->failure ==
+        "'val_5' still holds 1, the size s77 had at export, where s77 is 2 here");
+}
+
+TEST_CASE("SL011: a literal 1 with no read of its axis on its line is no record", "[lint]") {
+  // The same graph where the line writes the 1 (x.reshape(1, -1) flattens to one row at any
+  // batch, also where the line reads the batch for another op), reads another axis, or takes no
+  // int(); or where the record keeps the batch symbolic (VR[0, int_oo]) or the sizes given say the
+  // export batch was 2. A 1 alone says nothing: silent.
+  for (const auto& [ranges, code] : std::vector<std::pair<std::string, std::string>>{
+           {kBatchReadAtOne, "return x.reshape(1, -1)"},
+           {kBatchReadAtOne, "return x.reshape(1, -1).expand(int(x.size(0)), -1)"},
+           {kBatchReadAtOne, "return x.view(int(x.size(1)), -1)"},
+           {kBatchReadAtOne, "return x.view(x.size(0), -1)"},
+           {"{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, int_oo]}",
+            "return x.view(int(x.size(0)), -1)"}}) {
+    INFO(ranges << " " << code);
+    CHECK(FindingsOf(BatchOneModel(ranges, code), "SL011").empty());
+  }
+  LintOptions told;
+  told.export_dims = ProbeSpec{{}, {{"x", {2, 3, 4}}}, {}, 0, 0};
+  CHECK(
+      FindingsOf(BatchOneModel(kBatchReadAtOne, "return x.view(int(x.size(0)), -1)"), "SL011", told)
+          .empty());
 }
 
 // x[s77, s27, s53] (b, h, w) -> Reshape to [b, `tokens`] from a Concat of x's batch and the

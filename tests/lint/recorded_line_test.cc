@@ -36,6 +36,21 @@ TEST_CASE("a recorded line that takes int() of a size", "[lint]") {
   CHECK_FALSE(TakesIntOfSize(""));
 }
 
+TEST_CASE("a recorded line that takes int() of one axis, and one that writes a 1", "[lint]") {
+  // Axis 0 of a rank-3 input, as 0 or -3, through size() or shape[].
+  CHECK(TakesIntOfAxis("return x.view(int(x.size(0)), -1)", 0, 3));
+  CHECK(TakesIntOfAxis("b = int(h.shape[-3]) * 2", 0, 3));
+  CHECK_FALSE(TakesIntOfAxis("return x.view(int(x.size(1)), -1)", 0, 3));
+  CHECK_FALSE(TakesIntOfAxis("return x.view(x.size(0), -1)", 0, 3));       // no int()
+  CHECK_FALSE(TakesIntOfAxis("return x.view(int(x.size(0)), -1)", 3, 3));  // no such axis
+  // The -1 of a view and the axes of size()/shape[] are no 1 of the line's; a 1 of its own is.
+  CHECK_FALSE(WritesOne("return x.view(int(x.size(0)), -1)"));
+  CHECK_FALSE(WritesOne("return x.view(int(x.size(1)), -1, int(x.shape[1]))"));
+  CHECK(WritesOne("return x.reshape(1, -1)"));
+  CHECK(WritesOne("return torch.ones(int(x.size(0)), 1, 8)"));
+  CHECK(WritesOne("return x[-1:].expand(int(x.size(0)), -1)[:, 1]"));
+}
+
 // x[s77, s27, s53] -> TopK(x, k) on the last axis, recorded at `code`; `ranges` is torch.export's
 // range record (empty: none).
 std::string TopKModel(int64_t k, const std::string& code, const std::string& ranges) {
