@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "example_size_literal.h"
+#include "lint/provenance.h"
 
 namespace shapelint::lint {
 namespace example_size_literal {
@@ -306,6 +307,10 @@ std::vector<Slot> GridSampleSlots(const NodeSite& at) {
 // tokens): the input's element count divided by the target's dims from the input's shape and
 // its literals is a polynomial, which the -1 takes (32 * B * T / (4 * B * T) = 8). A literal
 // that stands for sqrt(T) leaves T / 4 there, no polynomial.
+// On a recorded line that takes int() of a size, the literal may be any size the line computed
+// from the example (d.view(b, int(d.size(1) / 2), -1) holds T / 2), not only a square root: the
+// record says the line turned a size into a number (one the line writes is the module's, which
+// the rule leaves out for every slot).
 std::vector<Slot> ReshapeSlots(const NodeSite& at) {
   std::vector<Slot> slots;
   const auto* target = ValuesOf(at.analysis, at.n, 1);
@@ -338,13 +343,16 @@ std::vector<Slot> ReshapeSlots(const NodeSite& at) {
   }
   if (literal_elements == static_elements) return slots;
   if (infers && sym::ExactDiv(count, taken)) return slots;
+  const std::optional<SourceLocation> line = SourceOf(at.n);
+  const bool int_line = line && TakesIntOfSize(line->code);
   for (size_t i = 0; i < target->size(); ++i) {
     const Element& e = (*target)[i];
     auto v = ConstantOf(e);
     if (!v || *v < 2 || !IsLiteral(at.analysis, e)) continue;
+    const unsigned forms = kSqrt | (int_line ? kWhole | kHalf | kDouble : 0U);
     for (const auto& d : *at.data->shape) {
       if (!d || d->IsConstant() || !d->IsPolynomial()) continue;
-      slots.push_back({"shape", *v, *d, kSqrt, e.origin, 1, i});
+      slots.push_back({"shape", *v, *d, forms, e.origin, 1, i});
     }
   }
   return slots;

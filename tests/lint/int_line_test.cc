@@ -175,6 +175,44 @@ TEST_CASE("SL011: a literal 1 with no read of its axis on its line is no record"
           .empty());
 }
 
+// x[s77, s27, s53] -> Reshape to [x's batch, 5, -1], recorded at `code`, with every size traced
+// symbolically: d.view(d.size(0), int(d.size(1) / 2), -1) exported at 10 rows, where torch.export
+// keeps int() of float arithmetic on a size without recording it.
+std::string HalvedViewModel(const std::string& code) {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[0, int_oo]}");
+  auto* g = m.mutable_graph();
+  AddInts(g, "val_9", {5});
+  AddInts(g, "val_10", {-1});
+  AddOp(g, "Shape", {"x"}, "b", "end", 1);
+  AddOp(g, "Concat", {"b", "val_9", "val_10"}, "target", "axis", 0);
+  RecordStack(AddOp(g, "Reshape", {"x", "target"}, "y"),
+              "File \"net.py\", line 3, in forward\n    " + code);
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL007: a view's literal an int() line computed from a size, told the sizes", "[lint]") {
+  // tests/corpus/hidden/tacotron2_decoder_inputs_int_true_div.dynamo at mel 2 x 4 x 10: the
+  // target's 5 leaves the -1 no whole quotient (it splits a dim), the line takes int() of a size
+  // and does not write 5, and 5 = 10 // 2. By hand: at s27 = 8 the input has 2*8*4 = 64 elements,
+  // not a multiple of 2*5, so the Reshape fails where eager views 4 rows (the label's run).
+  LintOptions told;
+  told.export_dims = ProbeSpec{{}, {{"x", {2, 10, 4}}}, {}, 0, 0};
+  const std::string code = "d = d.view(d.size(0), int(d.size(1) / 2), -1)";
+  auto findings = FindingsOf(HalvedViewModel(code), "SL007", told);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  CHECK(absl::StrContains(findings[0].message, "shape 5 = s27 // 2 with s27 = 10 at export"));
+  // The line writes the 5 (the module's own groups), or takes no int(): only a square root of a
+  // size is read from a view's literal, as before. Alone, no size to derive from: silent.
+  for (const char* own : {"d = d.view(d.size(0), 5, -1)", "d = d.view(d.size(0), self.g, -1)"}) {
+    INFO(own);
+    CHECK(FindingsOf(HalvedViewModel(own), "SL007", told).empty());
+  }
+  CHECK(FindingsOf(HalvedViewModel(code), "SL007").empty());
+}
+
 // x[s77, s27, s53] (b, h, w) -> Reshape to [b, `tokens`] from a Concat of x's batch and the
 // literal, recorded at `code`, with every size traced symbolically.
 std::string TokensModel(int64_t tokens, const std::string& code) {
