@@ -466,9 +466,11 @@ class SpecializedDim : public Rule {
     // Unsafe: the declaration then says what the graph computes, but gives up the dynamic axis
     // asked for, which eager PyTorch may well run at.
     if (analysis.fixes_wanted() && !repaired) {
-      f.fix_it = DeclarationFix(analysis, Applicability::kUnsafe, {{symbol, size}},
-                                absl::StrCat("declare ", symbol, " = ", size,
-                                             ", the size torch.export specialized it to"));
+      f.fix_it =
+          DeclarationFix(analysis, Applicability::kUnsafe, {{symbol, size}},
+                         absl::StrCat("declare ", symbol, " = ", size,
+                                      narrowed ? ", the size the trace read"
+                                               : ", the size torch.export specialized it to"));
     }
     return f;
   }
