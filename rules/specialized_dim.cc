@@ -381,8 +381,9 @@ class SpecializedDim : public Rule {
     // Nothing fails past the size, but the trace's number is in the graph: shown where the
     // literal stays.
     std::optional<std::pair<int, std::string>> written;
-    if (c.failure.empty() && !repaired)
+    if (c.failure.empty() && !repaired) {
       written = one ? one : LiteralOnIntLine(analysis, graph, size);
+    }
     // One literal, one finding: where a rule that ran before states the literal (SL002's
     // literal batch of a Reshape target), the record stays this rule's warning.
     if (written && !stated.contains(written->first)) {
