@@ -47,30 +47,22 @@ class SpecializedDim : public Rule {
       const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
       if (!name) continue;
       const std::string symbol(*name);
-      auto it = analysis.specialized().find(symbol);
-      if (it == analysis.specialized().end() ||
-          std::find(reported.begin(), reported.end(), symbol) != reported.end()) {
+      if (std::find(reported.begin(), reported.end(), symbol) != reported.end()) continue;
+      const bool repaired = std::binary_search(followed.begin(), followed.end(), symbol);
+      if (auto it = analysis.specialized().find(symbol); it != analysis.specialized().end()) {
+        reported.push_back(symbol);
+        if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
+        out.push_back(Report(analysis, graph, d, symbol, {it->second, it->second},
+                             GraphRequires(analysis, symbol, it->second), repaired, stated));
         continue;
       }
-      reported.push_back(symbol);
-      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol)) continue;
-      out.push_back(Report(analysis, graph, d, symbol, {it->second, it->second},
-                           GraphRequires(analysis, symbol, it->second),
-                           std::binary_search(followed.begin(), followed.end(), symbol), stated));
-    }
-    for (const infer::InputDim& d : analysis.inference().input_dims) {
-      const std::optional<std::string_view> name = d.dim ? d.dim->AsSymbol() : std::nullopt;
-      if (!name) continue;
-      const std::string symbol(*name);
       auto it = analysis.recorded_bounds().find(symbol);
-      if (it == analysis.recorded_bounds().end() || it->second.min || it->second.max != 2 ||
-          std::find(reported.begin(), reported.end(), symbol) != reported.end() ||
+      if (it == analysis.recorded_bounds().end() || !ReadAtOne(it->second) ||
           (analysis.has_example() && analysis.example().Get(symbol) != 1)) {
         continue;
       }
       reported.push_back(symbol);
-      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) ||
-          std::binary_search(followed.begin(), followed.end(), symbol)) {
+      if (analysis.FixedByWeight(symbol) || ReportedElsewhere(analysis, symbol) || repaired) {
         continue;
       }
       const std::optional<std::pair<int, std::string>> one = OneOnIntLine(analysis, graph, d);
@@ -222,32 +214,49 @@ class SpecializedDim : public Rule {
   static std::optional<std::pair<int, std::string>> LiteralOnIntLine(const Analysis& analysis,
                                                                      const ir::Graph& graph,
                                                                      int64_t size) {
-    constexpr int kMaxElements = 8;
     if (size < 2) return std::nullopt;
+    return FirstLiteralHolding(
+        analysis, graph, size, [&](const ir::Node&, int, std::string_view in, const auto& line) {
+          // The optimizer's record that the trace made the constant to a size (offsets folded
+          // from torch.arange(0, B * T, T)) says the same as the line would.
+          if (graph.Initializer(in) != nullptr &&
+              ReadFoldedSources(graph, std::string(in), analysis.signature()).sized_factory) {
+            return true;
+          }
+          return line() && TakesIntOfSize(line()->code) && !WritesNumber(line()->code, size);
+        });
+  }
+
+  // The first input, in topological order, that is a literal integer tensor of a few elements
+  // holding `value` and that `accept(node, input index, name, line)` takes, with its node's
+  // index; `line()` reads the node's recorded source once, when asked.
+  template <typename Accept>
+  static std::optional<std::pair<int, std::string>> FirstLiteralHolding(const Analysis& analysis,
+                                                                        const ir::Graph& graph,
+                                                                        int64_t value,
+                                                                        Accept accept) {
+    constexpr int kMaxElements = 8;
     for (int index : graph.topological_order()) {
       const ir::Node n = graph.node(index);
-      std::optional<std::optional<SourceLocation>> line;
-      for (const auto& in : n.input()) {
+      std::optional<std::optional<SourceLocation>> source;
+      const auto line = [&]() -> const std::optional<SourceLocation>& {
+        if (!source) source = SourceOf(n);
+        return *source;
+      };
+      for (int i = 0; i < n.input_size(); ++i) {
+        const std::string_view in = n.input(i);
         if (in.empty()) continue;
         const int producer = graph.Producer(in);
         const bool literal = graph.Initializer(in) != nullptr ||
                              (producer >= 0 && graph.node(producer).op_type() == "Constant");
         const infer::TensorFact* fact = literal ? analysis.inference().Find(in) : nullptr;
-        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements) continue;
-        const bool holds =
-            std::any_of(fact->values->begin(), fact->values->end(),
-                        [&](const auto& e) { return e.value && e.value->AsConstant() == size; });
-        if (!holds) continue;
-        // The optimizer's record that the trace made the constant to a size (offsets folded
-        // from torch.arange(0, B * T, T)) says the same as the line would.
-        if (graph.Initializer(in) != nullptr &&
-            ReadFoldedSources(graph, std::string(in), analysis.signature()).sized_factory) {
-          return std::make_pair(index, std::string(in));
+        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements ||
+            std::none_of(fact->values->begin(), fact->values->end(), [&](const auto& e) {
+              return e.value && e.value->AsConstant() == value;
+            })) {
+          continue;
         }
-        if (!line) line = SourceOf(n);
-        if (*line && TakesIntOfSize((*line)->code) && !WritesNumber((*line)->code, size)) {
-          return std::make_pair(index, std::string(in));
-        }
+        if (accept(n, i, in, line)) return std::make_pair(index, std::string(in));
       }
     }
     return std::nullopt;
@@ -279,32 +288,14 @@ class SpecializedDim : public Rule {
   static std::optional<std::pair<int, std::string>> OneOnIntLine(const Analysis& analysis,
                                                                  const ir::Graph& graph,
                                                                  const infer::InputDim& d) {
-    constexpr int kMaxElements = 8;
     const infer::TensorFact* input = analysis.inference().Find(d.input);
     if (input == nullptr || !input->shape) return std::nullopt;
     const auto rank = static_cast<int64_t>(input->shape->size());
-    for (int index : graph.topological_order()) {
-      const ir::Node n = graph.node(index);
-      std::optional<std::optional<SourceLocation>> line;
-      for (int i = 0; i < n.input_size(); ++i) {
-        const std::string_view in = n.input(i);
-        if (in.empty() || !ReadsAsShape(graph, n, i)) continue;
-        const int producer = graph.Producer(in);
-        const bool literal = graph.Initializer(in) != nullptr ||
-                             (producer >= 0 && graph.node(producer).op_type() == "Constant");
-        const infer::TensorFact* fact = literal ? analysis.inference().Find(in) : nullptr;
-        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements ||
-            std::none_of(fact->values->begin(), fact->values->end(),
-                         [](const auto& e) { return e.value && e.value->AsConstant() == 1; })) {
-          continue;
-        }
-        if (!line) line = SourceOf(n);
-        if (*line && TakesIntOfAxis((*line)->code, d.axis, rank) && !WritesOne((*line)->code)) {
-          return std::make_pair(index, std::string(in));
-        }
-      }
-    }
-    return std::nullopt;
+    return FirstLiteralHolding(
+        analysis, graph, 1, [&](const ir::Node& n, int i, std::string_view, const auto& line) {
+          return ReadsAsShape(graph, n, i) && line() &&
+                 TakesIntOfAxis(line()->code, d.axis, rank) && !WritesOne(line()->code);
+        });
   }
 
   // A crop of a tensor that follows the inputs, on the way to the node where `c` fails, to a

@@ -34,6 +34,10 @@ struct ExportRange {
   std::optional<int64_t> min, max;  // nullopt: unbounded
 };
 
+// True for the bounds torch 2.15 records for a size of 1 that the code read as a Python int
+// (VR[1, 2]; `bounds` below keeps no lower bound of 1): not one size, yet no guard of the code.
+inline bool ReadAtOne(const ExportRange& bound) { return !bound.min && bound.max == 2; }
+
 // The ranges in `text`, by symbol; entries that do not read as NAME: VR[LO, HI] are left out
 // (no range is better than a wrong one).
 std::map<std::string, ExportRange> ParseRangeConstraints(std::string_view text);
