@@ -18,6 +18,8 @@
 // silent. So it does where another rule already reports a failure over the symbol.
 //
 // Claims: nothing; it reads the exporter's record in Check.
+#include "specialized_dim.h"
+
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
@@ -383,6 +385,28 @@ class SpecializedDim : public Rule {
       c.node_fails = false;
       c.failure = absl::StrCat("'", written->second, "' still holds ", size, ", the size ", symbol,
                                " had at export, where ", symbol, " is ", size + 1, " here");
+    } else if (c.failure.empty() && !repaired && size > 1) {
+      // A number computed from the size rather than the size itself: shown at twice the size,
+      // where a Python function of the size (a floor division, the next power of two) more
+      // likely gives another number than one size further.
+      if (const auto computed = specialized_dim::ComputedBesideSize(analysis, graph, symbol);
+          computed && !stated.contains(computed->node)) {
+        written = std::make_pair(computed->node, computed->name);
+        evidence = Evidence::kExporterRecord;
+        int64_t twice = 0;
+        if (__builtin_mul_overflow(size, 2, &twice)) twice = size + 1;  // the record caps sizes
+        sym::Binding doubled = analysis.ExampleOverWitness();
+        doubled.Set(symbol, twice);
+        c = analysis.Evaluate(doubled);
+        if (c.failure.empty()) {
+          c.failing_node = analysis.Ref(graph, computed->node);
+          c.node_fails = false;
+          c.failure = absl::StrCat("'", computed->name, "' still holds ", computed->value,
+                                   ", the number forward computed from ", symbol, " = ", size,
+                                   " (its line names a Python value there), where ", symbol, " is ",
+                                   twice, " here");
+        }
+      }
     }
     if (repaired) evidence = Evidence::kWrongAnnotation;
     // At the line that wrote the number, where there is one: the user's, not the input's first

@@ -147,6 +147,22 @@ bool TakesIntOfSize(std::string_view code) {
   });
 }
 
+bool ReadsSize(std::string_view code) {
+  const absl::string_view c = View(code);
+  if (absl::StrContains(c, ".size(") || absl::StrContains(c, ".shape")) return true;
+  for (size_t at = c.find("len("); at != absl::string_view::npos; at = c.find("len(", at + 1)) {
+    if (at == 0 || !IdentifierChar(c[at - 1])) return true;  // not self.len( or max_len(
+  }
+  return false;
+}
+
+bool WritesSlice(std::string_view code) {
+  const absl::string_view c = View(code);
+  if (absl::StrContains(c, "narrow(")) return true;
+  const size_t open = c.find('[');
+  return open != absl::string_view::npos && c.find(':', open) != absl::string_view::npos;
+}
+
 bool TakesIntOfAxis(std::string_view code, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank) return false;
   const std::string spellings[] = {

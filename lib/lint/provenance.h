@@ -45,6 +45,15 @@ int ReaderToShow(const ir::Graph& graph, std::string_view input);
 // computes from it a number in the graph.
 bool TakesIntOfSize(std::string_view code);
 
+// True when a line of Python reads a tensor's size: `n - x.size(-1)`, `x.shape[2] // 4`,
+// `len(x)`. Where the line reads none, an op recorded at it computes with sizes the line does not
+// name (a module's forward line calling a helper that does).
+bool ReadsSize(std::string_view code);
+
+// True when a line of Python cuts a tensor: a subscript with a slice (`x[:, :, ::step]`) or a
+// narrow.
+bool WritesSlice(std::string_view code);
+
 // True when a line of Python turns axis `axis` of a tensor of rank `rank` into a Python int:
 // `int(x.size(0))` or `int(x.shape[-4])` for axis 0 of a rank-4 input. Which tensor the line
 // names is not checked: forward's names need not be the ONNX input's.

@@ -5,7 +5,9 @@
 // and for the same restriction restated below such a line or one that asks to resample.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -190,6 +192,108 @@ std::string HalvedViewModel(const std::string& code) {
               "File \"net.py\", line 3, in forward\n    " + code);
   g->add_output()->set_name("y");
   return m.SerializeAsString();
+}
+
+// x[s77, s27, s53] padded at the end of `axis` by `number` - x.size(axis), the Sub recorded at
+// `code`, with s53 specialized to 10: n = 1 << (x.size(-1) - 1).bit_length();
+// F.pad(x, (0, n - x.size(-1))) as torch.export writes it (the Sub of 16 and the size).
+std::string PadToComputedModel(int64_t number, const std::string& code, int64_t axis = 2,
+                               const std::string& file = "net.py") {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[10, 10]}");
+  auto* g = m.mutable_graph();
+  AddInts(g, "val_1", {number});
+  AddInts(g, "val_2", {0, 0, 0, 0, 0});
+  auto* end = AddOp(g, "Shape", {"x"}, "size", "start", axis)->add_attribute();
+  end->set_name("end");
+  end->set_type(ONNX_NAMESPACE::AttributeProto::INT);
+  end->set_i(axis + 1);
+  RecordStack(AddOp(g, "Sub", {"val_1", "size"}, "sub"),
+              "File \"" + file + "\", line 3, in forward\n    " + code);
+  AddOp(g, "Concat", {"val_2", "sub"}, "pads", "axis", 0);
+  AddOp(g, "Pad", {"x", "pads"}, "y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+// x[s77, s27, s53] sliced with the literal `step` on `axis`, recorded at `code`, with s53
+// specialized to 8: step = max(int(x.size(2)) // 4, 1); x[:, :, ::step].
+std::string StepModel(int64_t step, const std::string& code, int64_t axis = 2) {
+  ONNX_NAMESPACE::ModelProto m =
+      ModelWithRanges("{s77: VR[0, int_oo], s27: VR[0, int_oo], s53: VR[8, 8]}");
+  auto* g = m.mutable_graph();
+  AddInts(g, "starts", {0});
+  AddInts(g, "ends", {INT64_MAX});
+  AddInts(g, "axes", {axis});
+  AddInts(g, "steps", {step});
+  RecordStack(AddOp(g, "Slice", {"x", "starts", "ends", "axes", "steps"}, "y"),
+              "File \"net.py\", line 3, in forward\n    " + code);
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+TEST_CASE("SL011: a number forward computed from a specialized size beside it is an error",
+          "[lint]") {
+  // tests/corpus/veiled/next_pow2_bit_length.dynamo: ONNX Runtime pads to 16 at every length,
+  // eager to the next power of two (32 at 20, the label's runs). By hand: the record pins s53
+  // to 10, the Sub computes with the size, and its 16 is no number the line writes (`n`).
+  auto findings =
+      FindingsOf(PadToComputedModel(16, "return F.pad(x, (0, n - x.size(-1)))"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  CHECK(findings[0].evidence == Evidence::kExporterRecord);
+  CHECK(findings[0].node.index == 1);  // the Sub, the user's line
+  REQUIRE(findings[0].counterexample);
+  CHECK(findings[0].counterexample->failure ==
+        "'val_1' still holds 16, the number forward computed from s53 = 10 (its line names a "
+        "Python value there), where s53 is 20 here");
+  // tests/corpus/obscured/clip_sampling_python_stride.dynamo: the step of 2 = 8 // 4 on the
+  // specialized axis, a name (`step`) on the line.
+  findings = FindingsOf(StepModel(2, "clip = x[:, :, ::step][:, :, :4]"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
+  REQUIRE(findings[0].counterexample);
+  CHECK(absl::StrContains(findings[0].counterexample->failure, "'steps' still holds 2"));
+}
+
+TEST_CASE("SL011: a number the line writes, or one away from the specialized size, is none",
+          "[lint]") {
+  // The line spells the 16 or the step out (the module's numbers), or the literal computes
+  // with another axis than the specialized one, or is a unit step: a specialization nothing
+  // shows reached a literal, a warning.
+  for (const auto& [number, code, axis] : std::vector<std::tuple<int64_t, std::string, int>>{
+           {16, "return F.pad(x, (0, 16 - x.size(-1)))", 2},
+           {16, "return F.pad(x, (0, n - x.size(-1)))", 1},
+           {1, "return F.pad(x, (0, n - x.size(-1)))", 2},
+           // A module's forward line that reads no size: the Sub is a helper's it calls
+           // (timm's Swin records a roll's Mod at `x = x + self.drop_path1(...)`).
+           {16, "x = x + self.drop_path1(self._attn(self.norm1(x)))", 2}}) {
+    INFO(code << " at axis " << axis << " with " << number);
+    const auto findings = FindingsOf(PadToComputedModel(number, code, axis), "SL011");
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::kWarning);
+  }
+  // Torch's own code (its runtime asserts compute with numbers of their own).
+  const auto internal =
+      FindingsOf(PadToComputedModel(16, "return F.pad(x, (0, n - x.size(-1)))", 2,
+                                    "site-packages/torch/fx/passes/runtime_assert.py"),
+                 "SL011");
+  REQUIRE(internal.size() == 1);
+  CHECK(internal[0].severity == Severity::kWarning);
+  for (const auto& [step, code, axis] :
+       std::vector<std::tuple<int64_t, std::string, int>>{{2, "clip = x[:, :, ::2]", 2},
+                                                          {2, "clip = x[:, ::step]", 1},
+                                                          {1, "y = x[:, :, ::s]", 2}}) {
+    INFO(code << " at axis " << axis << " with " << step);
+    const auto findings = FindingsOf(StepModel(step, code, axis), "SL011");
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].severity == Severity::kWarning);
+  }
+  // Without the record the same graph holds no specialization at all.
+  ONNX_NAMESPACE::ModelProto m;
+  REQUIRE(m.ParseFromString(PadToComputedModel(16, "return F.pad(x, (0, n - x.size(-1)))")));
+  m.clear_metadata_props();
+  CHECK(FindingsOf(m.SerializeAsString(), "SL011").empty());
 }
 
 TEST_CASE("SL007: a view's literal an int() line computed from a size, told the sizes", "[lint]") {

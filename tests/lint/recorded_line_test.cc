@@ -36,6 +36,23 @@ TEST_CASE("a recorded line that takes int() of a size", "[lint]") {
   CHECK_FALSE(TakesIntOfSize(""));
 }
 
+TEST_CASE("a recorded line that reads a size, and one that slices", "[lint]") {
+  CHECK(ReadsSize("return F.pad(x, (0, n - x.size(-1)))"));
+  CHECK(ReadsSize("b, c, h, w = x.shape"));
+  CHECK(ReadsSize("n = len(priorities)"));
+  CHECK(ReadsSize("k = max(len(x) // 4, 1)"));
+  // A module's call, a name ending in len, nothing.
+  CHECK_FALSE(ReadsSize("x = x + self.drop_path1(self._attn(self.norm1(x)))"));
+  CHECK_FALSE(ReadsSize("y = self.max_len(x) + self.len(x)"));
+  CHECK_FALSE(ReadsSize(""));
+  CHECK(WritesSlice("clip = x[:, :, ::step][:, :, :4]"));
+  CHECK(WritesSlice("y = x.narrow(2, 0, n)"));
+  // An index, a dict with a colon, a call.
+  CHECK_FALSE(WritesSlice("h = h0[0]"));
+  CHECK_FALSE(WritesSlice("d = {'a': x}"));
+  CHECK_FALSE(WritesSlice("return self.conv(x)"));
+}
+
 TEST_CASE("a recorded line that takes int() of one axis, and one that writes a 1", "[lint]") {
   // Axis 0 of a rank-3 input, as 0 or -3, through size() or shape[].
   CHECK(TakesIntOfAxis("return x.view(int(x.size(0)), -1)", 0, 3));
