@@ -23,8 +23,9 @@ struct ComputedLiteral {
 // A number forward computed in Python where the graph computes with `symbol`'s size, which
 // torch.export specialized: an integer literal other than -1, 0 and 1 that its node's recorded
 // line (the user's, not torch's own code) does not write, read
-//  - by integer arithmetic that reads the size as a number too, on a line that reads a size:
-//    n = 1 << (x.size(-1) - 1).bit_length(); F.pad(x, (0, n - x.size(-1))) leaves Sub(16, s53);
+//  - by integer arithmetic that reads the size as a number too, on a line that reads a size or
+//    writes that arithmetic: n = 1 << (x.size(-1) - 1).bit_length(); F.pad(x, (0, n - L))
+//    leaves Sub(16, s53);
 //  - or by a Slice as a start, end or step on an axis of that size, on a line that slices:
 //    step = max(int(x.size(2)) // 4, 1); x[:, :, ::step] leaves a step of 2.
 // The line names a Python value where the graph holds its number, and the record says the trace

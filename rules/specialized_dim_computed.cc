@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "lint/provenance.h"
 #include "specialized_dim.h"
 
@@ -41,6 +42,22 @@ std::optional<int64_t> Number(const infer::Element& element) {
   const std::optional<int64_t> v = element.value ? element.value->AsConstant() : std::nullopt;
   if (!v || *v <= -kMaxNumber || *v >= kMaxNumber || (*v >= -1 && *v <= 1)) return std::nullopt;
   return v;
+}
+
+// True when `code` writes the Python operator or call that `op` computes: the Sub of
+// `n - L` is written on `y = F.pad(x, (0, n - L))`, where the size is a name bound before; the
+// Mod of a roll is no operator of `x = x + self.drop_path1(self._attn(...))`, which calls the code
+// that computes it.
+bool WritesOperator(std::string_view code, const std::string& op) {
+  const absl::string_view c(code.data(), code.size());
+  if (op == "Add") return absl::StrContains(c, "+");
+  if (op == "Sub") return absl::StrContains(c, "-");
+  if (op == "Mul") return absl::StrContains(c, "*");
+  if (op == "Div") return absl::StrContains(c, "/");
+  if (op == "Mod") return absl::StrContains(c, "%");
+  if (op == "Max") return absl::StrContains(c, "max(");
+  if (op == "Min") return absl::StrContains(c, "min(");
+  return false;
 }
 
 bool IsArithmetic(const std::string& op) {
@@ -117,12 +134,14 @@ std::optional<ComputedLiteral> ComputedBesideSize(const Analysis& analysis, cons
                    : SliceCandidates(analysis, graph, n, symbol);
     if (candidates.empty()) continue;
     // Torch's own code (its runtime asserts, a decomposition) computes with numbers of its own,
-    // and a module's forward line that reads no size calls the code that does: only a user's
-    // line that reads a size (or slices) says what forward wrote there.
+    // and a module's forward line that neither reads a size nor writes the operator calls the
+    // code that does: only a user's line that reads a size or writes the arithmetic (or
+    // slices) says what forward wrote there.
     const std::vector<Frame> frames = StackFrames(n);
     const std::optional<SourceLocation> line = SourceOf(n);
     if (!line || std::all_of(frames.begin(), frames.end(), IsTorchInternal) ||
-        !(arithmetic ? ReadsSize(line->code) : WritesSlice(line->code))) {
+        !(arithmetic ? ReadsSize(line->code) || WritesOperator(line->code, n.op_type())
+                     : WritesSlice(line->code))) {
       continue;
     }
     for (const auto& [i, j] : candidates) {

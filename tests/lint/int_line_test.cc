@@ -247,6 +247,10 @@ TEST_CASE("SL011: a number forward computed from a specialized size beside it is
   CHECK(findings[0].counterexample->failure ==
         "'val_1' still holds 16, the number forward computed from s53 = 10 (its line names a "
         "Python value there), where s53 is 20 here");
+  // The size bound to a name on a line before: the line writes the Sub's operator.
+  findings = FindingsOf(PadToComputedModel(16, "y = F.pad(x, (0, n - L))"), "SL011");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::kError);
   // tests/corpus/obscured/clip_sampling_python_stride.dynamo: the step of 2 = 8 // 4 on the
   // specialized axis, a name (`step`) on the line.
   findings = FindingsOf(StepModel(2, "clip = x[:, :, ::step][:, :, :4]"), "SL011");
@@ -261,15 +265,21 @@ TEST_CASE("SL011: a number the line writes, or one away from the specialized siz
   // The line spells the 16 or the step out (the module's numbers), or the literal computes
   // with another axis than the specialized one, or is a unit step: a specialization nothing
   // shows reached a literal, a warning.
-  for (const auto& [number, code, axis] : std::vector<std::tuple<int64_t, std::string, int>>{
-           {16, "return F.pad(x, (0, 16 - x.size(-1)))", 2},
-           {16, "return F.pad(x, (0, n - x.size(-1)))", 1},
-           {1, "return F.pad(x, (0, n - x.size(-1)))", 2},
+  // (slice: a Slice's step, else the Pad's Sub), the literal, the line, the axis.
+  for (const auto& [slice, number, code, axis] :
+       std::vector<std::tuple<bool, int64_t, std::string, int>>{
+           {false, 16, "return F.pad(x, (0, 16 - x.size(-1)))", 2},
+           {false, 16, "return F.pad(x, (0, n - x.size(-1)))", 1},
+           {false, 1, "return F.pad(x, (0, n - x.size(-1)))", 2},
            // A module's forward line that reads no size: the Sub is a helper's it calls
            // (timm's Swin records a roll's Mod at `x = x + self.drop_path1(...)`).
-           {16, "x = x + self.drop_path1(self._attn(self.norm1(x)))", 2}}) {
+           {false, 16, "x = x + self.drop_path1(self._attn(self.norm1(x)))", 2},
+           {true, 2, "clip = x[:, :, ::2]", 2},
+           {true, 2, "clip = x[:, ::step]", 1},
+           {true, 1, "y = x[:, :, ::s]", 2}}) {
     INFO(code << " at axis " << axis << " with " << number);
-    const auto findings = FindingsOf(PadToComputedModel(number, code, axis), "SL011");
+    const auto findings = FindingsOf(
+        slice ? StepModel(number, code, axis) : PadToComputedModel(number, code, axis), "SL011");
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].severity == Severity::kWarning);
   }
@@ -280,15 +290,6 @@ TEST_CASE("SL011: a number the line writes, or one away from the specialized siz
                  "SL011");
   REQUIRE(internal.size() == 1);
   CHECK(internal[0].severity == Severity::kWarning);
-  for (const auto& [step, code, axis] :
-       std::vector<std::tuple<int64_t, std::string, int>>{{2, "clip = x[:, :, ::2]", 2},
-                                                          {2, "clip = x[:, ::step]", 1},
-                                                          {1, "y = x[:, :, ::s]", 2}}) {
-    INFO(code << " at axis " << axis << " with " << step);
-    const auto findings = FindingsOf(StepModel(step, code, axis), "SL011");
-    REQUIRE(findings.size() == 1);
-    CHECK(findings[0].severity == Severity::kWarning);
-  }
   // Without the record the same graph holds no specialization at all.
   ONNX_NAMESPACE::ModelProto m;
   REQUIRE(m.ParseFromString(PadToComputedModel(16, "return F.pad(x, (0, n - x.size(-1)))")));
