@@ -237,7 +237,6 @@ class SpecializedDim : public Rule {
                                                                         const ir::Graph& graph,
                                                                         int64_t value,
                                                                         Accept accept) {
-    constexpr int kMaxElements = 8;
     for (int index : graph.topological_order()) {
       const ir::Node n = graph.node(index);
       std::optional<std::optional<SourceLocation>> source;
@@ -247,13 +246,9 @@ class SpecializedDim : public Rule {
       };
       for (int i = 0; i < n.input_size(); ++i) {
         const std::string_view in = n.input(i);
-        if (in.empty()) continue;
-        const int producer = graph.Producer(in);
-        const bool literal = graph.Initializer(in) != nullptr ||
-                             (producer >= 0 && graph.node(producer).op_type() == "Constant");
-        const infer::TensorFact* fact = literal ? analysis.inference().Find(in) : nullptr;
-        if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements ||
-            std::none_of(fact->values->begin(), fact->values->end(), [&](const auto& e) {
+        const std::vector<infer::Element>* values =
+            specialized_dim::LiteralElements(analysis, graph, in);
+        if (values == nullptr || std::none_of(values->begin(), values->end(), [&](const auto& e) {
               return e.value && e.value->AsConstant() == value;
             })) {
           continue;

@@ -7,10 +7,19 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "lint/analysis.h"
 
 namespace shapelint::lint::specialized_dim {
+
+// The elements of node input `in` where it is a literal of at most kMaxLiteralElements (an
+// initializer or a Constant's output) whose values the engine tracks; nullptr otherwise: the
+// literals in which SL011 looks for the trace's numbers.
+inline constexpr int kMaxLiteralElements = 8;
+const std::vector<infer::Element>* LiteralElements(const Analysis& analysis, const ir::Graph& graph,
+                                                   std::string_view in);
 
 // A literal of the graph that holds a number forward computed from a size: its node, its name
 // and the number.

@@ -12,7 +12,6 @@
 namespace shapelint::lint::specialized_dim {
 namespace {
 
-constexpr int kMaxElements = 8;
 // Past it, a bound means "to the end" (INT64_MAX of a Slice), not a number of the trace's.
 constexpr int64_t kMaxNumber = int64_t{1} << 31;
 
@@ -20,21 +19,6 @@ bool Mentions(const sym::MaybeExpr& e, const std::string& symbol) {
   if (!e || e->IsConstant()) return false;
   const std::vector<std::string> names = e->Symbols();
   return std::find(names.begin(), names.end(), symbol) != names.end();
-}
-
-// The elements of input `in` where it is a literal of a few elements (an initializer or a
-// Constant's output); nullptr otherwise.
-const std::vector<infer::Element>* LiteralElements(const Analysis& analysis, const ir::Graph& graph,
-                                                   std::string_view in) {
-  if (in.empty()) return nullptr;
-  const int producer = graph.Producer(in);
-  if (graph.Initializer(in) == nullptr &&
-      (producer < 0 || graph.node(producer).op_type() != "Constant")) {
-    return nullptr;
-  }
-  const infer::TensorFact* fact = analysis.inference().Find(in);
-  if (fact == nullptr || !fact->values || fact->values->size() > kMaxElements) return nullptr;
-  return &*fact->values;
 }
 
 // The number `element` holds where it counts as computed: not -1, 0 or 1, no sentinel.
@@ -60,18 +44,20 @@ bool WritesOperator(std::string_view code, const std::string& op) {
   return false;
 }
 
+// A literal element a node reads where a computed number may sit: its input and the element.
+using Candidate = std::pair<int, const infer::Element*>;
+
 bool IsArithmetic(const std::string& op) {
   static constexpr std::string_view kArithmetic[] = {"Add", "Sub", "Mul", "Div",
                                                      "Mod", "Max", "Min"};
   return std::find(std::begin(kArithmetic), std::end(kArithmetic), op) != std::end(kArithmetic);
 }
 
-// (input, element) of each literal element an arithmetic node `n` reads beside a value that
-// holds `symbol`'s size; none where it reads no such value.
-std::vector<std::pair<int, int>> ArithmeticCandidates(const Analysis& analysis,
-                                                      const ir::Graph& graph, const ir::Node& n,
-                                                      const std::string& symbol) {
-  std::vector<std::pair<int, int>> candidates;
+// Each literal element an arithmetic node `n` reads beside a value that holds `symbol`'s size;
+// none where it reads no such value.
+std::vector<Candidate> ArithmeticCandidates(const Analysis& analysis, const ir::Graph& graph,
+                                            const ir::Node& n, const std::string& symbol) {
+  std::vector<Candidate> candidates;
   bool reads_size = false;
   for (const auto& in : n.input()) {
     const infer::TensorFact* f = analysis.inference().Find(in);
@@ -83,17 +69,16 @@ std::vector<std::pair<int, int>> ArithmeticCandidates(const Analysis& analysis,
   if (!reads_size) return candidates;
   for (int i = 0; i < n.input_size(); ++i) {
     if (const auto* values = LiteralElements(analysis, graph, n.input(i))) {
-      for (int j = 0; j < static_cast<int>(values->size()); ++j) candidates.emplace_back(i, j);
+      for (const infer::Element& e : *values) candidates.emplace_back(i, &e);
     }
   }
   return candidates;
 }
 
-// (input, element) of each literal start, end or step of Slice `n` on an axis whose dim holds
-// `symbol`.
-std::vector<std::pair<int, int>> SliceCandidates(const Analysis& analysis, const ir::Graph& graph,
-                                                 const ir::Node& n, const std::string& symbol) {
-  std::vector<std::pair<int, int>> candidates;
+// Each literal start, end or step of Slice `n` on an axis whose dim holds `symbol`.
+std::vector<Candidate> SliceCandidates(const Analysis& analysis, const ir::Graph& graph,
+                                       const ir::Node& n, const std::string& symbol) {
+  std::vector<Candidate> candidates;
   const infer::TensorFact* data = analysis.inference().Find(n.input(0));
   if (data == nullptr || !data->shape || n.input_size() < 3) return candidates;
   const auto rank = static_cast<int64_t>(data->shape->size());
@@ -114,7 +99,7 @@ std::vector<std::pair<int, int>> SliceCandidates(const Analysis& analysis, const
       }
       if (axis && *axis < 0) *axis += rank;
       if (axis && *axis >= 0 && *axis < rank && Mentions((*data->shape)[*axis], symbol)) {
-        candidates.emplace_back(i, j);
+        candidates.emplace_back(i, &(*values)[j]);
       }
     }
   }
@@ -123,30 +108,42 @@ std::vector<std::pair<int, int>> SliceCandidates(const Analysis& analysis, const
 
 }  // namespace
 
+const std::vector<infer::Element>* LiteralElements(const Analysis& analysis, const ir::Graph& graph,
+                                                   std::string_view in) {
+  if (in.empty()) return nullptr;
+  const int producer = graph.Producer(in);
+  if (graph.Initializer(in) == nullptr &&
+      (producer < 0 || graph.node(producer).op_type() != "Constant")) {
+    return nullptr;
+  }
+  const infer::TensorFact* fact = analysis.inference().Find(in);
+  const bool few = fact != nullptr && fact->values && fact->values->size() <= kMaxLiteralElements;
+  return few ? &*fact->values : nullptr;
+}
+
 std::optional<ComputedLiteral> ComputedBesideSize(const Analysis& analysis, const ir::Graph& graph,
                                                   const std::string& symbol) {
   for (int index : graph.topological_order()) {
     const ir::Node n = graph.node(index);
     const bool arithmetic = IsArithmetic(n.op_type());
     if (!arithmetic && n.op_type() != "Slice") continue;
-    const std::vector<std::pair<int, int>> candidates =
-        arithmetic ? ArithmeticCandidates(analysis, graph, n, symbol)
-                   : SliceCandidates(analysis, graph, n, symbol);
+    const std::vector<Candidate> candidates = arithmetic
+                                                  ? ArithmeticCandidates(analysis, graph, n, symbol)
+                                                  : SliceCandidates(analysis, graph, n, symbol);
     if (candidates.empty()) continue;
     // Torch's own code (its runtime asserts, a decomposition) computes with numbers of its own,
     // and a module's forward line that neither reads a size nor writes the operator calls the
     // code that does: only a user's line that reads a size or writes the arithmetic (or
-    // slices) says what forward wrote there.
-    const std::vector<Frame> frames = StackFrames(n);
+    // slices) says what forward wrote there. (SourceOf falls back to a frame of torch's only
+    // where every frame is torch's.)
     const std::optional<SourceLocation> line = SourceOf(n);
-    if (!line || std::all_of(frames.begin(), frames.end(), IsTorchInternal) ||
+    if (!line || IsTorchInternal(Frame{line->file, line->line, line->function, line->code}) ||
         !(arithmetic ? ReadsSize(line->code) || WritesOperator(line->code, n.op_type())
                      : WritesSlice(line->code))) {
       continue;
     }
-    for (const auto& [i, j] : candidates) {
-      const auto* values = LiteralElements(analysis, graph, n.input(i));
-      const std::optional<int64_t> v = Number((*values)[j]);
+    for (const auto& [i, element] : candidates) {
+      const std::optional<int64_t> v = Number(*element);
       if (v && !WritesNumber(line->code, *v)) {
         return ComputedLiteral{index, std::string(n.input(i)), *v};
       }
